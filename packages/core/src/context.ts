@@ -1,0 +1,94 @@
+import { errors } from './errors.js';
+import { allocateSlot, frameWith, storage } from './storage.js';
+import { assertFunction, readOptions } from './validate.js';
+
+export interface ContextOptions {
+  /** Used in error messages, e.g. `requestContext.set() was called outside any requestContext scope`. */
+  name?: string;
+}
+
+/** A typed, mutable per-scope store: what a request handler, a job or a test uses. */
+export interface Context<S extends object> {
+  readonly name: string;
+  /** Is a scope of this context open in the current flow? */
+  readonly active: boolean;
+  /** Opens a scope holding a copy of the enclosing scope's values (if any) overlaid with `values`. */
+  run<R, A extends unknown[]>(values: Partial<S>, fn: (...args: A) => R, ...args: A): R;
+  /** The value of `key` in the current scope; `undefined` where there is no scope or no value. */
+  get<K extends keyof S>(key: K): S[K] | undefined;
+  /** The value of `key`; throws AmbientError (ERR_AMBIENT_NO_SCOPE, ERR_AMBIENT_MISSING_VALUE) where there is none. */
+  require<K extends keyof S>(key: K): S[K];
+  /** Writes into the innermost open scope, visible to all its continuations; throws outside any scope. */
+  set<K extends keyof S>(key: K, value: S[K]): void;
+  /** Does the current scope hold a value (not `undefined`) for `key`? */
+  has(key: keyof S): boolean;
+  /** A frozen copy of the current scope's values, or `undefined` outside any scope. */
+  snapshot(): Readonly<Partial<S>> | undefined;
+}
+
+/**
+ * Scope values live in objects whose prototype is an empty null-prototype object: property reads stay on
+ * V8's fast path (Object.create(null) objects are dictionaries), while keys such as "__proto__" or
+ * "toString" are plain data, never inherited from Object.prototype.
+ */
+const scopePrototype: object = Object.create(null) as object;
+
+class ScopedContext<S extends object> implements Context<S> {
+  readonly name: string;
+  readonly #slot: number;
+
+  constructor(name: string) {
+    this.name = name;
+    this.#slot = allocateSlot();
+  }
+
+  get active(): boolean {
+    return storage.getStore()?.[this.#slot] !== undefined;
+  }
+
+  run<R, A extends unknown[]>(values: Partial<S>, fn: (...args: A) => R, ...args: A): R {
+    if (typeof values !== 'object' || values === null) {
+      throw errors.invalidArgument(`${this.name}.run(values, fn)`, 'an object of initial values', values);
+    }
+    assertFunction(fn, `${this.name}.run(values, fn)`);
+    const frame = storage.getStore();
+    const scope: Partial<S> = Object.assign(Object.create(scopePrototype) as Partial<S>, frame?.[this.#slot], values);
+    return storage.run(frameWith(frame, this.#slot, scope), fn, ...args);
+  }
+
+  get<K extends keyof S>(key: K): S[K] | undefined {
+    const scope = storage.getStore()?.[this.#slot] as Partial<S> | undefined;
+    return scope === undefined ? undefined : scope[key];
+  }
+
+  require<K extends keyof S>(key: K): S[K] {
+    const value = this.#scope('require')[key];
+    if (value === undefined) throw errors.missingValue(this.name, String(key));
+    return value as S[K];
+  }
+
+  set<K extends keyof S>(key: K, value: S[K]): void {
+    this.#scope('set')[key] = value;
+  }
+
+  has(key: keyof S): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  snapshot(): Readonly<Partial<S>> | undefined {
+    const scope = storage.getStore()?.[this.#slot] as Partial<S> | undefined;
+    return scope === undefined ? undefined : Object.freeze({ ...scope });
+  }
+
+  #scope(operation: string): Partial<S> {
+    const scope = storage.getStore()?.[this.#slot] as Partial<S> | undefined;
+    if (scope === undefined) throw errors.noScope(this.name, operation);
+    return scope;
+  }
+}
+
+/** Creates a typed per-scope store. Create contexts once, at module level, like Python's ContextVars. */
+export function createContext<S extends object>(options?: ContextOptions): Context<S> {
+  const { name = 'context' } = readOptions<ContextOptions>(options, 'createContext(options)');
+  return new ScopedContext<S>(name);
+}

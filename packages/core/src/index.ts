@@ -1,0 +1,6 @@
+export { Variable, type VariableOptions } from './variable.js';
+export { Snapshot } from './snapshot.js';
+export { bindEmitter } from './bind-emitter.js';
+export { createContext, type Context, type ContextOptions } from './context.js';
+export { requestContext, type RequestStore } from './request-context.js';
+export { AmbientError, type AmbientErrorCode } from './errors.js';

@@ -1,0 +1,18 @@
+import { errors } from './errors.js';
+
+export function assertFunction(value: unknown, where: string): asserts value is (...args: never[]) => unknown {
+  if (typeof value !== 'function') throw errors.invalidArgument(where, 'a function', value);
+}
+
+/** Reads `{ name?: string }`-style options eagerly, so a typo fails at construction, not on first use. */
+export function readOptions<O extends object>(options: unknown, where: string): Partial<O> {
+  if (options === undefined) return {};
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw errors.invalidArgument(where, 'an options object or undefined', options);
+  }
+  const name = (options as { name?: unknown }).name;
+  if (name !== undefined && typeof name !== 'string') {
+    throw errors.invalidArgument(`${where}: options.name`, 'a string', name);
+  }
+  return options as Partial<O>;
+}
