@@ -1,0 +1,28 @@
+// One jest project per package, so `jest --selectProjects core` runs a single package (the Node matrix does).
+// Tests import packages by name; jest maps the names to their TypeScript sources.
+const packages = {
+  core: '@ambient/core',
+};
+
+const swc = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }];
+
+const moduleNameMapper = {
+  ...Object.fromEntries(
+    Object.entries(packages).map(([folder, name]) => [`^${name}$`, `<rootDir>/packages/${folder}/src/index.ts`]),
+  ),
+  // Sources import siblings as './x.js' (NodeNext); under jest they are './x.ts'.
+  '^(\\.{1,2}/.*)\\.js$': '$1',
+};
+
+module.exports = {
+  projects: Object.keys(packages).map((folder) => ({
+    displayName: folder,
+    testEnvironment: 'node',
+    rootDir: __dirname,
+    roots: [`<rootDir>/packages/${folder}/test`],
+    testMatch: ['**/*.test.ts'],
+    transform: { '^.+\\.ts$': swc },
+    moduleNameMapper,
+  })),
+  maxWorkers: 2,
+};

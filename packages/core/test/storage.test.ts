@@ -1,0 +1,119 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import * as core from '@ambient/core';
+import { expectAmbientError } from './helpers/starting-states.js';
+
+type Core = typeof core;
+const kRegistry = Symbol.for('@ambient/core.registry.v1');
+
+/** A second, separately evaluated copy of @ambient/core, as a duplicate install or the other build would be. */
+function loadAnotherCopy(): Core {
+  let copy: Core | undefined;
+  jest.isolateModules(() => {
+    copy = require('../src/index') as Core;
+  });
+  if (copy === undefined || copy === core) throw new Error('jest.isolateModules did not load a second copy');
+  return copy;
+}
+
+describe('one storage cell per process', () => {
+  it('keeps one registry on globalThis under a versioned Symbol.for key, backed by AsyncLocalStorage', () => {
+    const registry = (globalThis as Record<symbol, { backend: string; storage: unknown }>)[kRegistry];
+    expect(registry?.backend).toBe('AsyncLocalStorage');
+    expect(registry?.storage).toBeInstanceOf(AsyncLocalStorage);
+  });
+
+  it('two copies of the package share values, requestContext itself, and AmbientError', async () => {
+    const other = loadAnotherCopy();
+    expect(other.Variable).not.toBe(core.Variable);
+    expect(other.requestContext).toBe(core.requestContext);
+
+    await core.requestContext.run({ requestId: 'from the first copy' }, async () => {
+      await null;
+      expect(other.requestContext.get('requestId')).toBe('from the first copy');
+      const snapshot = new other.Snapshot();
+      const mine = new core.Variable<string>();
+      mine.run('mine', () => expect(snapshot.run(() => [mine.get(), core.requestContext.get('requestId')])).toEqual([
+        undefined,
+        'from the first copy',
+      ]));
+    });
+
+    const theirs = new other.Variable<string>();
+    const mine = new core.Variable<string>();
+    theirs.run('theirs', () => mine.run('mine', () => expect([theirs.get(), mine.get()]).toEqual(['theirs', 'mine'])));
+
+    let thrown: unknown;
+    try {
+      other.requestContext.set('requestId', 'x');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(core.AmbientError);
+    expect(thrown).toBeInstanceOf(other.AmbientError);
+  });
+
+  it('a set() from one copy never escapes a run() of the other', () => {
+    const other = loadAnotherCopy();
+    const variable = new core.Variable<string>();
+    variable.run('outer', () => {
+      const snapshot = new other.Snapshot();
+      snapshot.run(() => variable.set('inside the other copy'));
+      expect(variable.get()).toBe('outer');
+    });
+  });
+
+  it('bindEmitter from two copies wraps a listener once', async () => {
+    const other = loadAnotherCopy();
+    const { EventEmitter } = await import('node:events');
+    const emitter = other.bindEmitter(core.bindEmitter(new EventEmitter()));
+    const listener = () => undefined;
+    emitter.on('event', listener);
+    expect(emitter.rawListeners('event')[0]).toHaveProperty('listener', listener);
+    expect((emitter.rawListeners('event')[0] as unknown as { listener: { listener?: unknown } }).listener.listener).toBeUndefined();
+  });
+});
+
+describe('the AsyncContext backend', () => {
+  /**
+   * A minimal AsyncContext.Variable with the TC39 shape, over its own AsyncLocalStorage: a pure unit test of
+   * the backend switch. The smoke tests run the built package on a real polyfill (@webfill/async-context).
+   */
+  class FakeAsyncContextVariable<T> {
+    static created: string[] = [];
+    readonly #storage = new AsyncLocalStorage<T>();
+    constructor(options?: { name?: string }) {
+      FakeAsyncContextVariable.created.push(options?.name ?? '');
+    }
+    get(): T | undefined {
+      return this.#storage.getStore();
+    }
+    run<R, A extends unknown[]>(value: T, fn: (...args: A) => R, ...args: A): R {
+      return this.#storage.run(value, fn, ...args);
+    }
+  }
+
+  it('is chosen when globalThis.AsyncContext exists as the first copy loads; set() then throws a typed error', async () => {
+    const holder = globalThis as Record<PropertyKey, unknown>;
+    const savedRegistry = holder[kRegistry];
+    delete holder[kRegistry];
+    holder.AsyncContext = { Variable: FakeAsyncContextVariable };
+    try {
+      const fresh = loadAnotherCopy();
+      expect(FakeAsyncContextVariable.created).toEqual(['ambient']);
+      const variable = new fresh.Variable<string>({ defaultValue: 'default' });
+      const seen = await variable.run('value', () =>
+        fresh.requestContext.run({ requestId: 'r' }, async () => {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          fresh.requestContext.set('traceId', 't');
+          return [variable.get(), fresh.requestContext.snapshot()];
+        }),
+      );
+      expect(seen).toEqual(['value', { requestId: 'r', traceId: 't' }]);
+      variable.run('value', () => expectAmbientError(() => variable.set('x'), 'ERR_AMBIENT_SET_UNSUPPORTED'));
+      expect(variable.get()).toBe('default');
+    } finally {
+      holder[kRegistry] = savedRegistry;
+      delete holder.AsyncContext;
+    }
+  });
+});
