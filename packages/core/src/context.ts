@@ -1,6 +1,6 @@
 import { errors } from './errors.js';
-import { allocateSlot, frameWith, storage } from './storage.js';
-import { assertFunction, readOptions } from './validate.js';
+import * as shared from './storage.js';
+import { notAFunction, readOptions } from './validate.js';
 
 export interface ContextOptions {
   /** Used in error messages, e.g. `requestContext.set() was called outside any requestContext scope`. */
@@ -33,31 +33,38 @@ export interface Context<S extends object> {
  */
 const scopePrototype: object = Object.create(null) as object;
 
+/* Hot-path bindings as this module's own consts, for the reason given in variable.ts. */
+const { storage, frameWith, runWithFrame, allocateSlot } = shared;
+const kSlot = Symbol('ambient.Context.slot');
+
 class ScopedContext<S extends object> implements Context<S> {
-  readonly name: string;
-  readonly #slot: number;
+  declare readonly name: string;
+  declare readonly [kSlot]: number;
 
   constructor(name: string) {
     this.name = name;
-    this.#slot = allocateSlot();
+    this[kSlot] = allocateSlot();
   }
 
   get active(): boolean {
-    return storage.getStore()?.[this.#slot] !== undefined;
+    return storage.getStore()?.[this[kSlot]] !== undefined;
   }
 
   run<R, A extends unknown[]>(values: Partial<S>, fn: (...args: A) => R, ...args: A): R {
     if (typeof values !== 'object' || values === null) {
       throw errors.invalidArgument(`${this.name}.run(values, fn)`, 'an object of initial values', values);
     }
-    assertFunction(fn, `${this.name}.run(values, fn)`);
+    if (typeof fn !== 'function') throw notAFunction(`${this.name}.run(values, fn)`, fn);
     const frame = storage.getStore();
-    const scope: Partial<S> = Object.assign(Object.create(scopePrototype) as Partial<S>, frame?.[this.#slot], values);
-    return storage.run(frameWith(frame, this.#slot, scope), fn, ...args);
+    const parent = frame?.[this[kSlot]];
+    const scope: Partial<S> = Object.create(scopePrototype) as Partial<S>;
+    if (parent === undefined) Object.assign(scope, values);
+    else Object.assign(scope, parent, values);
+    return runWithFrame(frameWith(frame, this[kSlot], scope), fn, ...args);
   }
 
   get<K extends keyof S>(key: K): S[K] | undefined {
-    const scope = storage.getStore()?.[this.#slot] as Partial<S> | undefined;
+    const scope = storage.getStore()?.[this[kSlot]] as Partial<S> | undefined;
     return scope === undefined ? undefined : scope[key];
   }
 
@@ -76,12 +83,12 @@ class ScopedContext<S extends object> implements Context<S> {
   }
 
   snapshot(): Readonly<Partial<S>> | undefined {
-    const scope = storage.getStore()?.[this.#slot] as Partial<S> | undefined;
+    const scope = storage.getStore()?.[this[kSlot]] as Partial<S> | undefined;
     return scope === undefined ? undefined : Object.freeze({ ...scope });
   }
 
   #scope(operation: string): Partial<S> {
-    const scope = storage.getStore()?.[this.#slot] as Partial<S> | undefined;
+    const scope = storage.getStore()?.[this[kSlot]] as Partial<S> | undefined;
     if (scope === undefined) throw errors.noScope(this.name, operation);
     return scope;
   }

@@ -1,4 +1,4 @@
-import { enterableCopy, storage, type Frame } from './storage.js';
+import { enterableCopy, runWithFrame, type Frame } from './storage.js';
 
 /**
  * Calls `fn` with `thisArg` and `args` inside `frame` (or inside an empty scope when `frame` is undefined),
@@ -11,5 +11,5 @@ export function runInFrame<R>(
   thisArg: unknown,
   args: readonly unknown[],
 ): R {
-  return storage.run(enterableCopy(frame), Reflect.apply, fn, thisArg, args) as R;
+  return runWithFrame(enterableCopy(frame), Reflect.apply, fn, thisArg, args) as R;
 }

@@ -1,6 +1,6 @@
 import { runInFrame } from './run-in-frame.js';
-import { enterableCopy, storage, type Frame } from './storage.js';
-import { assertFunction } from './validate.js';
+import { enterableCopy, runWithFrame, storage, type Frame } from './storage.js';
+import { notAFunction } from './validate.js';
 
 /** The values of every Variable and Context at the moment of construction: TC39 `AsyncContext.Snapshot`'s shape. */
 export class Snapshot {
@@ -12,13 +12,13 @@ export class Snapshot {
 
   /** Calls `fn(...args)` with the captured values; the caller's values are back when it returns or throws. */
   run<R, A extends unknown[]>(fn: (...args: A) => R, ...args: A): R {
-    assertFunction(fn, 'Snapshot#run(fn)');
-    return storage.run(enterableCopy(this.#frame), fn, ...args);
+    if (typeof fn !== 'function') throw notAFunction('Snapshot#run(fn)', fn);
+    return runWithFrame(enterableCopy(this.#frame), fn, ...args);
   }
 
   /** `fn`, bound to the values current now: wherever it is called later, it sees these. `this` passes through. */
   static wrap<F extends (...args: never[]) => unknown>(fn: F): F {
-    assertFunction(fn, 'Snapshot.wrap(fn)');
+    if (typeof fn !== 'function') throw notAFunction('Snapshot.wrap(fn)', fn);
     const frame = storage.getStore();
     function wrapped(this: unknown, ...args: unknown[]): unknown {
       return runInFrame(frame, fn, this, args);

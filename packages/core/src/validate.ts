@@ -1,7 +1,11 @@
-import { errors } from './errors.js';
+import { errors, type AmbientError } from './errors.js';
 
-export function assertFunction(value: unknown, where: string): asserts value is (...args: never[]) => unknown {
-  if (typeof value !== 'function') throw errors.invalidArgument(where, 'a function', value);
+/**
+ * The error for a callback that is not a function. Callers test `typeof fn !== 'function'` inline and build
+ * the message only on failure: run() is a hot path, and even a closure per call shows up in its cost.
+ */
+export function notAFunction(where: string, value: unknown): AmbientError {
+  return errors.invalidArgument(where, 'a function', value);
 }
 
 /** Reads `{ name?: string }`-style options eagerly, so a typo fails at construction, not on first use. */

@@ -1,0 +1,42 @@
+// Shared by the benchmarks: alternate the variants round by round, take medians, print ratios.
+
+/** Median of a list of numbers. */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** Nanoseconds per operation of `loop(iterations)`, which must perform `iterations` operations. */
+export function nsPerOp(loop, iterations) {
+  const start = process.hrtime.bigint();
+  loop(iterations);
+  return Number(process.hrtime.bigint() - start) / iterations;
+}
+
+/** Runs each variant's loop once per round, alternating, and returns the median ns/op of each. */
+export function alternate(variants, { rounds, iterations }) {
+  const samples = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
+  for (const loop of Object.values(variants)) loop(Math.min(iterations, 200_000)); // warm up every variant first
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, loop] of Object.entries(variants)) samples[name].push(nsPerOp(loop, iterations));
+  }
+  return Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)]));
+}
+
+/** One row of a results table: ratio = ops/s of the candidate over ops/s of the baseline. */
+export function row(label, baselineNs, candidateNs, budget) {
+  const ratio = baselineNs / candidateNs;
+  const verdict = budget === undefined ? '' : ratio >= budget ? `ok (budget >= ${budget}x)` : `OVER BUDGET (needs >= ${budget}x)`;
+  return { label, baseline: baselineNs.toFixed(1), candidate: candidateNs.toFixed(1), ratio: `${ratio.toFixed(2)}x`, verdict, pass: budget === undefined || ratio >= budget };
+}
+
+export function printTable(title, rows) {
+  console.log(`\n${title}`);
+  const headers = ['case', 'baseline ns/op', 'Ambient ns/op', 'ops/s ratio', ''];
+  const cells = rows.map((r) => [r.label, r.baseline, r.candidate, r.ratio, r.verdict]);
+  const widths = headers.map((header, i) => Math.max(header.length, ...cells.map((cell) => cell[i].length)));
+  const line = (values) => values.map((value, i) => value.padEnd(widths[i])).join('  ');
+  console.log(line(headers));
+  for (const cell of cells) console.log(line(cell));
+}

@@ -1,0 +1,91 @@
+import { EventEmitter } from 'node:events';
+import { Readable } from 'node:stream';
+import { expect, test } from 'tstyche';
+import {
+  AmbientError,
+  bindEmitter,
+  createContext,
+  requestContext,
+  Snapshot,
+  Variable,
+  type AmbientErrorCode,
+  type Context,
+  type RequestStore,
+} from '@ambient/core';
+
+declare module '@ambient/core' {
+  interface RequestStore {
+    userId?: string;
+  }
+}
+
+test('Variable is typed by its value', () => {
+  const variable = new Variable<string>({ name: 'user', defaultValue: 'anonymous' });
+  expect(variable.get()).type.toBe<string | undefined>();
+  expect(variable.name).type.toBe<string>();
+  expect(variable.run).type.toBeCallableWith('ada', () => 1);
+  expect(variable.run).type.not.toBeCallableWith(42, () => 1);
+  expect(variable.set).type.not.toBeCallableWith(42);
+  expect(Variable).type.not.toBeConstructableWith({ defaultValue: 42, name: 5 });
+  expect(new Variable({ defaultValue: 1 }).get()).type.toBe<number | undefined>();
+});
+
+test('run passes arguments through with their types and returns the callback result', () => {
+  const variable = new Variable<string>();
+  expect(variable.run('v', (a: number, b: string) => ({ a, b }), 1, 'x')).type.toBe<{ a: number; b: string }>();
+  expect(variable.run).type.not.toBeCallableWith('v', (a: number) => a, 'not a number');
+  expect(variable.run).type.not.toBeCallableWith('v', (a: number) => a);
+  expect(variable.run('v', async () => 1)).type.toBe<Promise<number>>();
+  expect(new Snapshot().run((n: number) => n * 2, 21)).type.toBe<number>();
+  expect(new Snapshot().run).type.not.toBeCallableWith((n: number) => n, 'x');
+});
+
+test('Snapshot.wrap keeps the function type', () => {
+  const wrapped = Snapshot.wrap((id: string, count: number): boolean => id.length === count);
+  expect(wrapped).type.toBe<(id: string, count: number) => boolean>();
+  expect(Snapshot.wrap).type.not.toBeCallableWith('not a function');
+});
+
+interface JobStore {
+  jobId: string;
+  attempt: number;
+  tags?: readonly string[];
+}
+
+test('a Context only accepts its own keys, with their value types', () => {
+  const jobs = createContext<JobStore>({ name: 'jobs' });
+  expect(jobs).type.toBe<Context<JobStore>>();
+  expect(jobs.get('jobId')).type.toBe<string | undefined>();
+  expect(jobs.require('attempt')).type.toBe<number>();
+  expect(jobs.snapshot()).type.toBe<Readonly<Partial<JobStore>> | undefined>();
+  expect(jobs.get).type.not.toBeCallableWith('jobID');
+  expect(jobs.set).type.toBeCallableWith('attempt', 2);
+  expect(jobs.set).type.not.toBeCallableWith('attempt', '2');
+  expect(jobs.set).type.not.toBeCallableWith('unknown', 1);
+  expect(jobs.has).type.not.toBeCallableWith('unknown');
+  expect(jobs.run).type.toBeCallableWith({ jobId: 'j1' }, () => undefined);
+  expect(jobs.run).type.not.toBeCallableWith({ jobId: 1 }, () => undefined);
+  expect(jobs.run).type.not.toBeCallableWith({ unknown: 1 }, () => undefined);
+  expect(jobs.active).type.toBe<boolean>();
+  expect(createContext).type.not.toBeCallableWith({ name: 1 });
+});
+
+test('requestContext is augmentable through RequestStore', () => {
+  expect(requestContext).type.toBe<Context<RequestStore>>();
+  expect(requestContext.require('requestId')).type.toBe<string>();
+  expect(requestContext.get('traceId')).type.toBe<string | undefined>();
+  expect(requestContext.get('userId')).type.toBe<string | undefined>();
+  expect(requestContext.set).type.not.toBeCallableWith('userId', 42);
+  expect(requestContext.get).type.not.toBeCallableWith('sessionId');
+});
+
+test('bindEmitter returns the emitter type it was given', () => {
+  expect(bindEmitter(new Readable())).type.toBe<Readable>();
+  expect(bindEmitter(new EventEmitter())).type.toBe<EventEmitter>();
+  expect(bindEmitter).type.not.toBeCallableWith({ on() {} });
+});
+
+test('AmbientError exposes a closed union of codes', () => {
+  expect(new AmbientError('ERR_AMBIENT_NO_SCOPE', 'm').code).type.toBe<AmbientErrorCode>();
+  expect(AmbientError).type.not.toBeConstructableWith('ERR_SOMETHING_ELSE', 'm');
+});

@@ -1,0 +1,18 @@
+// Runs every package's plain `node --test` smoke tests (test/smoke/*.test.mjs) on the node running this
+// script, so the Node matrix can run them on each version. Node 20's --test does not expand globs itself.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const files = readdirSync('packages').flatMap((folder) => {
+  const smoke = join('packages', folder, 'test', 'smoke');
+  return existsSync(smoke)
+    ? readdirSync(smoke).filter((name) => name.endsWith('.test.mjs')).map((name) => join(smoke, name))
+    : [];
+});
+if (files.length === 0) {
+  console.error('smoke: no test/smoke/*.test.mjs files found');
+  process.exit(1);
+}
+const { status } = spawnSync(process.execPath, ['--test', ...files], { stdio: 'inherit' });
+process.exit(status ?? 1);
