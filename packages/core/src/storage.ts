@@ -107,7 +107,6 @@ function registry(): Registry {
 const current = registry();
 
 export const storage: FrameStorage = current.storage;
-export const backend: Backend = current.backend;
 export const runWithFrame: RunWithFrame = current.runWithFrame;
 
 /** A new slot in every frame, for a Variable or a Context. Slots are never reused. */
