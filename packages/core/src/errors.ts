@@ -11,10 +11,14 @@ export type AmbientErrorCode =
   | 'ERR_AMBIENT_INVALID_ARGUMENT'
   | 'ERR_AMBIENT_SET_UNSUPPORTED';
 
-export class AmbientError extends Error {
-  readonly code: AmbientErrorCode;
+/**
+ * The one error class of every Ambient package. Each package keeps its own table of codes (this file is
+ * core's); `C` is the union of codes a package throws, core's by default.
+ */
+export class AmbientError<C extends string = AmbientErrorCode> extends Error {
+  readonly code: C;
 
-  constructor(code: AmbientErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: C, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'AmbientError';
     this.code = code;

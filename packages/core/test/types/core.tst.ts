@@ -85,7 +85,10 @@ test('bindEmitter returns the emitter type it was given', () => {
   expect(bindEmitter).type.not.toBeCallableWith({ on() {} });
 });
 
-test('AmbientError exposes a closed union of codes', () => {
-  expect(new AmbientError('ERR_AMBIENT_NO_SCOPE', 'm').code).type.toBe<AmbientErrorCode>();
-  expect(AmbientError).type.not.toBeConstructableWith('ERR_SOMETHING_ELSE', 'm');
+test("AmbientError's code is core's closed union unless a package names its own", () => {
+  const thrown: AmbientError = new AmbientError('ERR_AMBIENT_NO_SCOPE', 'm');
+  expect(thrown.code).type.toBe<AmbientErrorCode>();
+  expect(new AmbientError('ERR_SOMETHING_ELSE', 'm')).type.not.toBeAssignableTo<AmbientError>();
+  expect(new AmbientError<'ERR_PACKAGE_CODE'>('ERR_PACKAGE_CODE', 'm').code).type.toBe<'ERR_PACKAGE_CODE'>();
+  expect(AmbientError<'ERR_PACKAGE_CODE'>).type.not.toBeConstructableWith('ERR_AMBIENT_NO_SCOPE', 'm');
 });
