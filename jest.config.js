@@ -2,6 +2,8 @@
 // Tests import packages by name; jest maps the names to their TypeScript sources.
 const packages = {
   core: '@ambient/core',
+  http: '@ambient/http-context',
+  conformance: '@ambient/conformance',
 };
 
 const swc = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }];

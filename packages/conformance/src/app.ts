@@ -1,0 +1,182 @@
+import { EventEmitter } from 'node:events';
+import { stat } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import type { AppRequest, AppResponse, ConformanceApp, ConformanceHarness } from './harness.js';
+import { probeHeader, type Observations } from './observations.js';
+
+/** An error a route throws on purpose; it carries the probe so the error handler can report under it. */
+export class RouteError extends Error {
+  constructor(
+    message: string,
+    readonly probe: string | undefined,
+  ) {
+    super(message);
+    this.name = 'RouteError';
+  }
+}
+
+/** Objects a request stores in its scope; collected means the scope was released. */
+export interface RetentionTracker {
+  created: number;
+  collected: number;
+  readonly registry: FinalizationRegistry<null>;
+}
+
+export function createRetentionTracker(): RetentionTracker {
+  const tracker: RetentionTracker = {
+    created: 0,
+    collected: 0,
+    registry: new FinalizationRegistry(() => {
+      tracker.collected++;
+    }),
+  };
+  return tracker;
+}
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function createConformanceApp(harness: ConformanceHarness, observations: Observations, retention: RetentionTracker): ConformanceApp {
+  const read = () => harness.readRequestId();
+
+  async function route(request: AppRequest, probe: string | undefined): Promise<AppResponse> {
+    switch (request.path) {
+      case '/id':
+        return ok({ requestId: read() });
+      case '/everywhere':
+        return ok({ seen: await everywhere(request, read) });
+      case '/delay': {
+        const seen = [read()];
+        await delay(Math.random() * 8);
+        seen.push(read());
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        seen.push(read());
+        await new Promise<void>((resolve) => setTimeout(() => resolve(), Math.random() * 4));
+        seen.push(read());
+        return ok({ seen });
+      }
+      case '/body': {
+        const seenAtHandler = read();
+        if (request.body !== undefined) return ok({ body: request.body, parsedBy: 'framework', seen: [seenAtHandler] });
+        const raw = await readBodyWithListeners(request.req, read);
+        return ok({ body: parseBody(request.req, raw.text), parsedBy: 'listeners', seen: [seenAtHandler, ...raw.seen] });
+      }
+      case '/values':
+        return ok({
+          requestId: read(),
+          valueAtStart: observations.get(probe ?? '', 'valueAtStart') ?? null,
+          value: harness.getValue?.('user') ?? null,
+        });
+      case '/trace':
+        return ok(harness.readTrace?.() ?? {});
+      case '/slow':
+        await delay(400);
+        return ok({ requestId: read() });
+      case '/reject':
+        await delay(2);
+        throw new RouteError('rejected by the handler', probe);
+      case '/memory': {
+        const marker = { requestId: read() };
+        harness.setValue?.('marker', marker);
+        retention.registry.register(marker, null);
+        retention.created++;
+        await null;
+        return ok({ requestId: read() });
+      }
+      default:
+        return { status: 404, body: { error: `no route ${request.path}` } };
+    }
+  }
+
+  return {
+    async middleware(req, res) {
+      const probe = headerOf(req, probeHeader);
+      observations.record(probe, 'middleware', read());
+      res.on('finish', () => observations.record(probe, 'finish', read()));
+      res.on('close', () => observations.record(probe, 'close', read()));
+      if (harness.setValue !== undefined && harness.getValue !== undefined) {
+        observations.record(probe, 'valueAtStart', harness.getValue('user'));
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        harness.setValue('user', `user of ${read()}`);
+      }
+    },
+
+    handle(request) {
+      const probe = headerOf(request.req, probeHeader);
+      // Thrown synchronously, before any promise exists: the framework's synchronous error path.
+      if (request.path === '/throw') throw new RouteError('thrown by the handler', probe);
+      return route(request, probe);
+    },
+
+    handleError(error) {
+      const probe = error instanceof RouteError ? error.probe : undefined;
+      observations.record(probe, 'error', read());
+      return { status: 500, body: { error: error instanceof Error ? error.message : String(error), requestId: read() } };
+    },
+  };
+}
+
+function ok(body: unknown): AppResponse {
+  return { status: 200, body };
+}
+
+function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Reads the request id at every kind of async hop a request handler meets. */
+async function everywhere(request: AppRequest, read: () => string | undefined): Promise<Record<string, unknown>> {
+  const seen: Record<string, unknown> = { handler: read() };
+  const body = await readBodyWithListeners(request.req, read);
+  seen.bodyData = body.seen.slice(0, -1);
+  seen.bodyEnd = body.seen.at(-1);
+  seen.afterAwaits = await serviceAfterAwaits(read);
+  seen.timer = await new Promise((resolve) => setTimeout(() => resolve(read()), 2));
+  const emitter = new EventEmitter();
+  seen.emitter = await new Promise((resolve) => {
+    emitter.once('ready', () => resolve(read()));
+    setImmediate(() => emitter.emit('ready'));
+  });
+  seen.fsCallback = await new Promise((resolve, reject) => stat(process.cwd(), (error) => (error ? reject(error) : resolve(read()))));
+  seen.thenable = await {
+    then(resolve: (value: unknown) => void) {
+      setTimeout(() => resolve(read()), 1);
+    },
+  };
+  return seen;
+}
+
+async function serviceAfterAwaits(read: () => string | undefined): Promise<string | undefined> {
+  await null;
+  await new Promise<void>((resolve) => setTimeout(resolve, 1));
+  await Promise.resolve();
+  return read();
+}
+
+/** The callback-style body read that loses context in every peer: `req.on('data')`, `req.on('end')`. */
+function readBodyWithListeners(req: IncomingMessage, read: () => string | undefined): Promise<{ text: string; seen: unknown[] }> {
+  return new Promise((resolve, reject) => {
+    if (req.readableEnded) {
+      resolve({ text: '', seen: [read()] });
+      return;
+    }
+    const chunks: Buffer[] = [];
+    const seen: unknown[] = [];
+    req.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      seen.push(read());
+    });
+    req.on('end', () => {
+      seen.push(read());
+      resolve({ text: Buffer.concat(chunks).toString('utf8'), seen });
+    });
+    req.on('error', reject);
+  });
+}
+
+function parseBody(req: IncomingMessage, text: string): unknown {
+  const type = req.headers['content-type'] ?? '';
+  if (type.startsWith('application/json')) return JSON.parse(text) as unknown;
+  if (type.startsWith('application/x-www-form-urlencoded')) return Object.fromEntries(new URLSearchParams(text));
+  return text;
+}

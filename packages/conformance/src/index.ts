@@ -1,0 +1,12 @@
+export { conformanceCases, describeConformance, runConformance, type CaseResult, type TestRegistrar } from './suite.js';
+export type {
+  AppRequest,
+  AppResponse,
+  BodyParserPlacement,
+  ConformanceApp,
+  ConformanceHarness,
+  RunningServer,
+  StartOptions,
+} from './harness.js';
+export type { CaseContext, ConformanceCase } from './case.js';
+export { send, sendRaw, inParallel, type ClientRequestSpec, type ClientResponse } from './client.js';
