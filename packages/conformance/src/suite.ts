@@ -113,7 +113,7 @@ export async function runConformance(harness: ConformanceHarness): Promise<CaseR
         await withTimeout(testCase.run(session.context), testCase.timeoutMs, testCase.id);
         results.push({ id: testCase.id, title: testCase.title, outcome: 'pass', durationMs: Date.now() - started });
       } catch (error) {
-        const detail = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+        const detail = (error instanceof Error ? error.message : String(error)).split('\n')[0]?.replace(/^AssertionError \[ERR_ASSERTION\]: /, '') ?? '';
         results.push({ id: testCase.id, title: testCase.title, outcome: 'fail', detail, durationMs: Date.now() - started });
       }
     }

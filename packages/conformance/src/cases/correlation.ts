@@ -20,8 +20,8 @@ export const correlationCases: ConformanceCase[] = [
       });
       assert.equal(response.status, 200, response.text);
       const id = echoedId(response, echoHeader);
-      const seen = (response.json as { seen?: unknown } | undefined)?.seen;
-      assert.deepEqual(seen, {
+      const seen = (response.json as { seen?: Record<string, unknown> } | undefined)?.seen ?? {};
+      const expected: Record<string, unknown> = {
         handler: id,
         bodyData: [id, id],
         bodyEnd: id,
@@ -30,7 +30,11 @@ export const correlationCases: ConformanceCase[] = [
         emitter: id,
         fsCallback: id,
         thenable: id,
-      });
+      };
+      const wrong = Object.keys(expected)
+        .filter((point) => JSON.stringify(seen[point]) !== JSON.stringify(expected[point]))
+        .map((point) => `${point} (saw ${JSON.stringify(seen[point]) ?? 'nothing'})`);
+      assert.deepEqual(wrong, [], `the request id was lost or wrong at: ${wrong.join(', ')}`);
       assert.equal(observations.get(token, 'middleware'), id, 'middleware');
       assert.equal(await observations.waitFor(token, 'finish'), id, 'the response finish listener');
     },

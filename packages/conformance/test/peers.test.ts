@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import rTracer from 'cls-rtracer';
+import * as expressHttpContext from 'express-http-context';
+import { runConformance, type CaseResult, type ConformanceHarness } from '@ambient/conformance';
+import { httpContext, requestContext } from '@ambient/http-context';
+import { expressHarness } from './harnesses/express.js';
+
+/**
+ * Points the suite at two third-party libraries, set up as their READMEs show, and writes which cases each
+ * fails into the conformance README. Their failures are findings, not build failures: this test only
+ * requires that every case produced an outcome, and that Ambient's own column passes throughout.
+ */
+declare module '@ambient/core' {
+  interface RequestStore {
+    user?: string;
+    marker?: object;
+  }
+}
+
+const ambient: ConformanceHarness = {
+  name: '@ambient/http-context (node:http)',
+  async start(app) {
+    const server = http.createServer(
+      httpContext(
+        async (req, res) => {
+          await app.middleware(req, res);
+          const result = await app.handle({ req, res, path: new URL(req.url ?? '/', 'http://x').pathname });
+          res.writeHead(result.status, { 'content-type': 'application/json' }).end(JSON.stringify(result.body));
+        },
+        {
+          onError(error, _req, res) {
+            const result = app.handleError(error);
+            res.writeHead(result.status, { 'content-type': 'application/json' }).end(JSON.stringify(result.body));
+          },
+        },
+      ),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = server.address() as { port: number };
+    return {
+      port,
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    };
+  },
+  readRequestId: () => requestContext.get('requestId'),
+  readTrace: () => ({ traceId: requestContext.get('traceId'), spanId: requestContext.get('spanId') }),
+  setValue: (key, value) => requestContext.set(key as 'user', value as never),
+  getValue: (key) => requestContext.get(key as 'user'),
+};
+
+const clsRtracer = expressHarness(
+  'cls-rtracer 2.6 (express 5)',
+  [rTracer.expressMiddleware({ useHeader: true, headerName: 'X-Request-Id', echoHeader: true })],
+  { readRequestId: () => rTracer.id() as string | undefined },
+);
+
+const httpContextPeer = expressHarness(
+  'express-http-context 2.0 (express 5)',
+  [
+    expressHttpContext.middleware,
+    (req, res, next) => {
+      const id = req.get('x-request-id') ?? randomUUID();
+      expressHttpContext.set('requestId', id);
+      res.set('x-request-id', id);
+      next();
+    },
+  ],
+  {
+    readRequestId: () => expressHttpContext.get('requestId') as string | undefined,
+    setValue: (key, value) => expressHttpContext.set(key, value),
+    getValue: (key) => expressHttpContext.get(key) as unknown,
+  },
+);
+
+const readme = join(__dirname, '..', 'README.md');
+const startMarker = '<!-- peers:start -->';
+const endMarker = '<!-- peers:end -->';
+
+function cell(result: CaseResult | undefined): string {
+  if (result === undefined) return 'n/a';
+  if (result.outcome === 'pass') return 'pass';
+  if (result.outcome === 'unsupported') return `unsupported (${result.detail ?? ''})`;
+  return `**fail**: ${(result.detail ?? '').replace(/\|/g, '\\|').slice(0, 110)}`;
+}
+
+function table(columns: Array<[ConformanceHarness, CaseResult[]]>): string {
+  const ids = [...new Set(columns.flatMap(([, results]) => results.map((result) => result.id)))];
+  const lines = [
+    `| case | ${columns.map(([harness]) => harness.name).join(' | ')} |`,
+    `|---|${columns.map(() => '---').join('|')}|`,
+    ...ids.map((id) => `| \`${id}\` | ${columns.map(([, results]) => cell(results.find((result) => result.id === id))).join(' | ')} |`),
+    `| **failed** | ${columns.map(([, results]) => String(results.filter((result) => result.outcome === 'fail').length)).join(' | ')} |`,
+  ];
+  return lines.join('\n');
+}
+
+it('reports where cls-rtracer and express-http-context fail the suite, and writes the table into the README', async () => {
+  const columns: Array<[ConformanceHarness, CaseResult[]]> = [];
+  for (const harness of [ambient, clsRtracer, httpContextPeer]) columns.push([harness, await runConformance(harness)]);
+
+  for (const [, results] of columns) expect(results.length).toBeGreaterThanOrEqual(19);
+  expect(columns[0]![1].filter((result) => result.outcome !== 'pass')).toEqual([]);
+
+  const text = readFileSync(readme, 'utf8');
+  const start = text.indexOf(startMarker);
+  const end = text.indexOf(endMarker);
+  expect(start).toBeGreaterThan(-1);
+  const generated = `${startMarker}\n${table(columns)}\n${endMarker}`;
+  const updated = text.slice(0, start) + generated + text.slice(end + endMarker.length);
+  if (updated !== text) writeFileSync(readme, updated);
+}, 600_000);

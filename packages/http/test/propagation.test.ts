@@ -1,0 +1,99 @@
+import http from 'node:http';
+import { send } from '@ambient/conformance';
+import { httpContext, requestContext, type HttpContextOptions } from '@ambient/http-context';
+import { close, listen } from './helpers/server.js';
+
+/**
+ * Two real services on 127.0.0.1: A handles a request and calls B with fetch, http.request or http.get.
+ * B's own httpContext scope shows what reached it.
+ */
+const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+const spanId = '00f067aa0ba902b7';
+
+let serviceB: http.Server;
+let portB: number;
+let lastSeenByB: Record<string, unknown> | undefined;
+/** Read through a function: TypeScript would otherwise keep lastSeenByB narrowed to undefined across awaits. */
+const seenByB = (): Record<string, unknown> | undefined => lastSeenByB;
+
+beforeAll(async () => {
+  serviceB = http.createServer(
+    httpContext((req, res) => {
+      lastSeenByB = { context: requestContext.snapshot(), headers: { id: req.headers['x-request-id'], traceparent: req.headers.traceparent } };
+      res.end('ok');
+    }),
+  );
+  portB = await listen(serviceB);
+});
+afterAll(() => close(serviceB));
+
+type Caller = (url: string, headers?: Record<string, string>) => Promise<void>;
+
+const callers: Record<string, Caller> = {
+  fetch: async (url, headers) => {
+    await (await fetch(url, { headers })).text();
+  },
+  'http.request': (url, headers) =>
+    new Promise((resolve, reject) => {
+      const request = http.request(url, { headers }, (response) => response.resume().on('end', resolve));
+      request.on('error', reject);
+      request.end();
+    }),
+  'http.get': (url, headers) =>
+    new Promise((resolve, reject) => {
+      http.get(url, { headers }, (response) => response.resume().on('end', resolve)).on('error', reject);
+    }),
+};
+
+async function callThroughA(options: HttpContextOptions, caller: Caller, target: string, headers?: Record<string, string>): Promise<void> {
+  const serviceA = http.createServer(
+    httpContext(async (_req, res) => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      await caller(target, headers);
+      res.end('done');
+    }, options),
+  );
+  const portA = await listen(serviceA);
+  try {
+    lastSeenByB = undefined;
+    const response = await send(portA, {
+      path: '/',
+      headers: { 'x-request-id': 'request-of-A', traceparent: `00-${traceId}-${spanId}-01` },
+    });
+    expect(response.status).toBe(200);
+  } finally {
+    await close(serviceA);
+  }
+}
+
+describe.each(Object.keys(callers))('outgoing propagation with %s', (name) => {
+  const caller = callers[name]!;
+  const allowB = () => ({ propagation: { allowedOrigins: [`http://127.0.0.1:${portB}`] } });
+
+  it("carries A's request id and traceparent to an allowed origin: B's context shows A's request id", async () => {
+    await callThroughA(allowB(), caller, `http://127.0.0.1:${portB}/`);
+    expect(lastSeenByB).toEqual({
+      context: { requestId: 'request-of-A', traceId, spanId, traceFlags: '01' },
+      headers: { id: 'request-of-A', traceparent: `00-${traceId}-${spanId}-01` },
+    });
+  });
+
+  it('sends nothing to an origin off the allow-list, nor without the option', async () => {
+    await callThroughA({ propagation: { allowedOrigins: ['http://127.0.0.1:1'] } }, caller, `http://127.0.0.1:${portB}/`);
+    expect(lastSeenByB?.headers).toEqual({ id: undefined, traceparent: undefined });
+    await callThroughA({}, caller, `http://127.0.0.1:${portB}/`);
+    expect(lastSeenByB?.headers).toEqual({ id: undefined, traceparent: undefined });
+  });
+
+  it('leaves a header the caller set itself alone', async () => {
+    await callThroughA(allowB(), caller, `http://127.0.0.1:${portB}/`, { 'x-request-id': 'chosen-by-the-caller' });
+    expect((lastSeenByB?.headers as { id: unknown }).id).toBe('chosen-by-the-caller');
+  });
+
+  it('sends nothing for a call made outside any request', async () => {
+    await callThroughA(allowB(), async () => undefined, `http://127.0.0.1:${portB}/`);
+    lastSeenByB = undefined;
+    await caller(`http://127.0.0.1:${portB}/`);
+    expect(seenByB()?.headers).toEqual({ id: undefined, traceparent: undefined });
+  });
+});
