@@ -118,16 +118,31 @@ describe('bindEmitter', () => {
     expect(calls).toBe(1);
   });
 
-  it('binding is idempotent, returns the same emitter and adds nothing enumerable', () => {
+  it('binding is idempotent, returns the same emitter, and adds only the listener methods it overrides', () => {
     const emitter = new EventEmitter();
     const keysBefore = Object.keys(emitter);
     expect(bindEmitter(emitter)).toBe(emitter);
     expect(bindEmitter(emitter)).toBe(emitter);
-    expect(Object.keys(emitter)).toEqual(keysBefore);
+    expect(Object.keys(emitter)).toEqual([...keysBefore, 'on', 'addListener', 'prependListener', 'once', 'prependOnceListener']);
     let calls = 0;
     emitter.on('event', () => calls++);
     emitter.emit('event');
     expect(calls).toBe(1);
+  });
+
+  it("keeps an emitter's own replaced listener methods (a mock, another library's wrapper)", () => {
+    const emitter = new EventEmitter();
+    const registered: string[] = [];
+    const originalOn = emitter.on.bind(emitter);
+    emitter.on = (event: string | symbol, listener: (...args: unknown[]) => void) => {
+      registered.push(String(event));
+      return originalOn(event, listener);
+    };
+    bindEmitter(emitter);
+    const heard = heardIn(emitter, (listener) => emitter.on('event', listener));
+    expect(registered).toEqual(['event']);
+    expect(heard).toEqual(['registration']);
+    expect(heardIn(emitter, (listener) => emitter.once('event', listener))).toEqual(['registration']);
   });
 
   it('leaves invalid listeners to EventEmitter, which rejects them with its own error', () => {

@@ -13,10 +13,12 @@ declare module '@ambient/core' {
 
 /** The values a request's scope starts with: its request id (incoming and valid, or new) and its trace. */
 export function requestValues(req: IncomingMessage, policy: RequestPolicy): RequestStore {
-  const values: RequestStore = { requestId: incomingRequestId(req, policy) ?? policy.generate() };
-  if (policy.traceContext) {
-    const traceparent = req.headers.traceparent;
-    const parsed = typeof traceparent === 'string' ? parseTraceParent(traceparent) : undefined;
+  const incoming = readIncoming(req.rawHeaders, policy);
+  const values: RequestStore = {
+    requestId: incoming.requestId !== undefined && policy.validate(incoming.requestId) ? incoming.requestId : policy.generate(),
+  };
+  if (incoming.traceparent !== undefined) {
+    const parsed = parseTraceParent(incoming.traceparent);
     if (parsed !== undefined) {
       values.traceId = parsed.traceId;
       values.spanId = parsed.parentId;
@@ -26,13 +28,34 @@ export function requestValues(req: IncomingMessage, policy: RequestPolicy): Requ
   return values;
 }
 
-function incomingRequestId(req: IncomingMessage, policy: RequestPolicy): string | undefined {
-  if (policy.incomingHeader === undefined) return undefined;
-  const value = req.headers[policy.incomingHeader];
-  if (typeof value !== 'string' || !policy.validate(value)) return undefined;
-  // A header sent twice arrives joined by ", "; a custom validator may accept that, the id is still ambiguous.
-  if (value.includes(',') && (req.headersDistinct[policy.incomingHeader]?.length ?? 0) > 1) return undefined;
-  return value;
+interface IncomingIds {
+  requestId: string | undefined;
+  traceparent: string | undefined;
+}
+
+/**
+ * One pass over `rawHeaders` for the two headers Ambient reads. Reading `req.headers` instead would make
+ * Node build the whole headers object, which it does lazily, on every request, whether the app needs it or
+ * not. A header sent more than once counts as absent: the id or trace it names is ambiguous.
+ */
+function readIncoming(rawHeaders: readonly string[], policy: RequestPolicy): IncomingIds {
+  const idHeader = policy.incomingHeader;
+  const wantTrace = policy.traceContext;
+  let requestId: string | undefined;
+  let idCount = 0;
+  let traceparent: string | undefined;
+  let traceCount = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (idHeader !== undefined && name.length === idHeader.length && name.toLowerCase() === idHeader) {
+      requestId = rawHeaders[i + 1];
+      idCount++;
+    } else if (wantTrace && name.length === 11 && name.toLowerCase() === 'traceparent') {
+      traceparent = rawHeaders[i + 1];
+      traceCount++;
+    }
+  }
+  return { requestId: idCount === 1 ? requestId : undefined, traceparent: traceCount === 1 ? traceparent : undefined };
 }
 
 /**

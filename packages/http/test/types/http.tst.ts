@@ -1,0 +1,49 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { expect, test } from 'tstyche';
+import {
+  createRequestPolicy,
+  httpContext,
+  parseTraceParent,
+  requestContext,
+  runInRequestScope,
+  type HttpContextErrorCode,
+  type HttpContextOptions,
+  type TraceParent,
+} from '@ambient/http-context';
+
+test('httpContext takes sync and async listeners and returns a listener node:http accepts', () => {
+  const listener = httpContext((_req, res) => void res.end());
+  expect(listener).type.toBe<(req: IncomingMessage, res: ServerResponse<IncomingMessage>) => void>();
+  expect(http.createServer).type.toBeCallableWith(listener);
+  expect(httpContext).type.toBeCallableWith(async (_req: IncomingMessage, res: ServerResponse) => {
+    res.end();
+  });
+  expect(httpContext).type.not.toBeCallableWith('not a listener');
+});
+
+test('options are typed, and misspelled or mistyped ones do not compile', () => {
+  const listener = (_req: IncomingMessage, res: ServerResponse) => void res.end();
+  expect(httpContext).type.toBeCallableWith(listener, {
+    requestIdHeader: 'x-correlation-id',
+    validateRequestId: (id: string) => id.length < 64,
+    generateRequestId: () => 'id',
+    echoRequestId: 'request-id',
+    traceContext: false,
+    propagation: { allowedOrigins: ['http://127.0.0.1:8080', new URL('https://api.example')] },
+    onError: (error: unknown, _req: IncomingMessage, res: ServerResponse) => void res.end(String(error)),
+  });
+  expect(httpContext).type.toBeCallableWith(listener, { requestIdHeader: false, propagation: { allowedOrigins: (origin: string) => origin.endsWith('.internal') } });
+  expect(httpContext).type.not.toBeCallableWith(listener, { requestIdHeader: true });
+  expect(httpContext).type.not.toBeCallableWith(listener, { requestIDHeader: 'x-id' });
+  expect(httpContext).type.not.toBeCallableWith(listener, { generateRequestId: () => 42 });
+  expect(httpContext).type.not.toBeCallableWith(listener, { propagation: { allowedOrigins: [8080] } });
+  expect(httpContext).type.not.toBeCallableWith(listener, { propagation: {} });
+});
+
+test('the request store gains traceFlags; adapters get the policy and scope helpers', () => {
+  expect(requestContext.get('traceFlags')).type.toBe<string | undefined>();
+  const policy = createRequestPolicy({} satisfies HttpContextOptions, 'here');
+  expect(runInRequestScope).type.toBeCallableWith({} as IncomingMessage, {} as ServerResponse, policy, () => 1);
+  expect(parseTraceParent('x')).type.toBe<TraceParent | undefined>();
+  expect<HttpContextErrorCode>().type.toBe<'ERR_AMBIENT_HTTP_INVALID_OPTION' | 'ERR_AMBIENT_HTTP_INVALID_ARGUMENT'>();
+});
