@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import rTracer from 'cls-rtracer';
 import * as expressHttpContext from 'express-http-context';
 import { runConformance, type CaseResult, type ConformanceHarness } from '@ambient/conformance';
-import { httpContext, requestContext } from '@ambient/http-context';
+import { ambientHttpHarness } from './helpers/ambient-harness.js';
 import { expressHarness } from './harnesses/express.js';
 
 /**
@@ -13,47 +12,7 @@ import { expressHarness } from './harnesses/express.js';
  * fails into the conformance README. Their failures are findings, not build failures: this test only
  * requires that every case produced an outcome, and that Ambient's own column passes throughout.
  */
-declare module '@ambient/core' {
-  interface RequestStore {
-    user?: string;
-    marker?: object;
-  }
-}
-
-const ambient: ConformanceHarness = {
-  name: '@ambient/http-context (node:http)',
-  async start(app) {
-    const server = http.createServer(
-      httpContext(
-        async (req, res) => {
-          await app.middleware(req, res);
-          const result = await app.handle({ req, res, path: new URL(req.url ?? '/', 'http://x').pathname });
-          res.writeHead(result.status, { 'content-type': 'application/json' }).end(JSON.stringify(result.body));
-        },
-        {
-          onError(error, _req, res) {
-            const result = app.handleError(error);
-            res.writeHead(result.status, { 'content-type': 'application/json' }).end(JSON.stringify(result.body));
-          },
-        },
-      ),
-    );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    const { port } = server.address() as { port: number };
-    return {
-      port,
-      close: () =>
-        new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        }),
-    };
-  },
-  readRequestId: () => requestContext.get('requestId'),
-  readTrace: () => ({ traceId: requestContext.get('traceId'), spanId: requestContext.get('spanId') }),
-  setValue: (key, value) => requestContext.set(key as 'user', value as never),
-  getValue: (key) => requestContext.get(key as 'user'),
-};
+const ambient = ambientHttpHarness;
 
 const clsRtracer = expressHarness(
   'cls-rtracer 2.6 (express 5)',
@@ -79,7 +38,7 @@ const httpContextPeer = expressHarness(
   },
 );
 
-const readme = join(__dirname, '..', 'README.md');
+const readme = join(__dirname, '..', '..', 'conformance', 'README.md');
 const startMarker = '<!-- peers:start -->';
 const endMarker = '<!-- peers:end -->';
 
