@@ -9,5 +9,5 @@ export type {
   StartOptions,
 } from './harness.js';
 export type { CaseContext, ConformanceCase } from './case.js';
-export { nodeHttpHarness, type NodeHttpHarnessOptions } from './node-http-harness.js';
+export { nodeHttpHarness, serveOnLoopback, type NodeHttpHarnessOptions } from './node-http-harness.js';
 export { send, sendRaw, inParallel, type ClientRequestSpec, type ClientResponse } from './client.js';

@@ -1,5 +1,5 @@
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AppResponse, ConformanceHarness } from './harness.js';
+import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AppResponse, ConformanceHarness, RunningServer } from './harness.js';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -32,20 +32,28 @@ export function nodeHttpHarness(options: NodeHttpHarnessOptions): ConformanceHar
           (error, _req, res) => sendJson(res, app.handleError(error)),
         ),
       );
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => resolve());
-      });
-      const address = server.address();
-      if (address === null || typeof address === 'string') throw new Error('the server has no port');
-      return {
-        port: address.port,
-        close: () =>
-          new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeAllConnections();
-          }),
-      };
+      return serveOnLoopback(server);
     },
+  };
+}
+
+/**
+ * Listens on 127.0.0.1 on a free port; `close()` also closes keep-alive connections, so a suite never waits
+ * on idle sockets. Any http.Server: node:http's own, or the one express, koa or fastify creates.
+ */
+export async function serveOnLoopback(server: Server): Promise<RunningServer> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the server has no port');
+  return {
+    port: address.port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -1,6 +1,6 @@
-import type { Server } from 'node:http';
+import http from 'node:http';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
-import type { ConformanceApp, ConformanceHarness, RunningServer, StartOptions } from '@ambient/conformance';
+import { serveOnLoopback, type ConformanceApp, type ConformanceHarness, type RunningServer, type StartOptions } from '@ambient/conformance';
 
 /**
  * Serves the suite's app with express 5, putting `contextMiddleware` first, as each library's README shows.
@@ -43,17 +43,5 @@ async function startExpress(app: ConformanceApp, { bodyParser }: StartOptions, c
     res.status(response.status).json(response.body);
   };
   server.use(onError);
-  const listening: Server = await new Promise((resolve) => {
-    const http = server.listen(0, '127.0.0.1', () => resolve(http));
-  });
-  const address = listening.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return {
-    port: address.port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        listening.close(() => resolve());
-        listening.closeAllConnections();
-      }),
-  };
+  return serveOnLoopback(http.createServer(server));
 }
