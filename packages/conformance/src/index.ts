@@ -9,5 +9,6 @@ export type {
   StartOptions,
 } from './harness.js';
 export type { CaseContext, ConformanceCase } from './case.js';
+export { expressHarness, type ExpressHarnessOptions, type ExpressModule } from './harnesses/express.js';
 export { nodeHttpHarness, serveOnLoopback, type NodeHttpHarnessOptions } from './node-http-harness.js';
 export { send, sendRaw, inParallel, type ClientRequestSpec, type ClientResponse } from './client.js';

@@ -3,9 +3,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import rTracer from 'cls-rtracer';
 import * as expressHttpContext from 'express-http-context';
-import { runConformance, type CaseResult, type ConformanceHarness } from '@ambient/conformance';
+import express from 'express';
+import { expressHarness, runConformance, type CaseResult, type ConformanceHarness } from '@ambient/conformance';
 import { ambientHttpHarness } from './helpers/ambient-harness.js';
-import { expressHarness } from './harnesses/express.js';
 
 /**
  * Points the suite at two third-party libraries, set up as their READMEs show, and writes which cases each
@@ -14,29 +14,30 @@ import { expressHarness } from './harnesses/express.js';
  */
 const ambient = ambientHttpHarness;
 
-const clsRtracer = expressHarness(
-  'cls-rtracer 2.6 (express 5)',
-  [rTracer.expressMiddleware({ useHeader: true, headerName: 'X-Request-Id', echoHeader: true })],
-  { readRequestId: () => rTracer.id() as string | undefined },
-);
+const clsRtracer = expressHarness({
+  name: 'cls-rtracer 2.6 (express 5)',
+  express,
+  contextMiddleware: [rTracer.expressMiddleware({ useHeader: true, headerName: 'X-Request-Id', echoHeader: true })],
+  readRequestId: () => rTracer.id() as string | undefined,
+});
 
-const httpContextPeer = expressHarness(
-  'express-http-context 2.0 (express 5)',
-  [
+const httpContextPeer = expressHarness({
+  name: 'express-http-context 2.0 (express 5)',
+  express,
+  contextMiddleware: [
     expressHttpContext.middleware,
     (req, res, next) => {
-      const id = req.get('x-request-id') ?? randomUUID();
+      const incoming = req.headers['x-request-id'];
+      const id = typeof incoming === 'string' ? incoming : randomUUID();
       expressHttpContext.set('requestId', id);
-      res.set('x-request-id', id);
+      res.setHeader('x-request-id', id);
       next();
     },
   ],
-  {
-    readRequestId: () => expressHttpContext.get('requestId') as string | undefined,
-    setValue: (key, value) => expressHttpContext.set(key, value),
-    getValue: (key) => expressHttpContext.get(key) as unknown,
-  },
-);
+  readRequestId: () => expressHttpContext.get('requestId') as string | undefined,
+  setValue: (key, value) => expressHttpContext.set(key, value),
+  getValue: (key) => expressHttpContext.get(key) as unknown,
+});
 
 const readme = join(__dirname, '..', '..', 'conformance', 'README.md');
 const startMarker = '<!-- peers:start -->';
