@@ -4,6 +4,7 @@ const packages = {
   core: '@ambient/core',
   http: '@ambient/http-context',
   conformance: '@ambient/conformance',
+  express: '@ambient/express-context',
 };
 
 const swc = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }];
