@@ -5,6 +5,7 @@ const packages = {
   http: '@ambient/http-context',
   conformance: '@ambient/conformance',
   express: '@ambient/express-context',
+  koa: '@ambient/koa-context',
 };
 
 const swc = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }];

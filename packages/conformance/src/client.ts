@@ -12,6 +12,8 @@ export interface ClientRequestSpec {
   readonly agent?: http.Agent | false;
   /** Destroys the request this many ms after sending it (a client that gives up). */
   readonly abortAfterMs?: number;
+  /** Fails the request when no complete response arrived by then (default 10 s): a lost response is a failure, not a hang. */
+  readonly timeoutMs?: number;
 }
 
 export interface ClientResponse {
@@ -59,6 +61,7 @@ export function send(port: number, spec: ClientRequestSpec): Promise<ClientRespo
       response.on('error', reject);
     });
     request.on('error', reject);
+    request.setTimeout(spec.timeoutMs ?? 10_000, () => request.destroy(new Error(`no response to ${spec.method ?? 'GET'} ${spec.path} within ${spec.timeoutMs ?? 10_000} ms`)));
     if (spec.abortAfterMs !== undefined) setTimeout(() => request.destroy(new Error('aborted by the client')), spec.abortAfterMs);
     const body = spec.body ?? [];
     if (spec.bodyDelayMs === undefined) {

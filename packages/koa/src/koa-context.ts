@@ -1,0 +1,39 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestContext, Snapshot } from '@ambient/core';
+import { createRequestPolicy, runInRequestScope, type RequestContextOptions } from '@ambient/http-context';
+
+export type KoaContextOptions = RequestContextOptions;
+
+/** What koaContext needs of koa's `ctx` (koa 2 and 3). */
+export interface KoaContextLike {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  onerror(error: unknown): void;
+}
+
+/**
+ * koa 2 and 3 middleware: downstream middleware, the response, and koa's error handling run in the
+ * request's requestContext scope, with listeners on `ctx.req`/`ctx.res` bound (nodejs/node#41285).
+ */
+export function koaContext(options?: KoaContextOptions): <C extends KoaContextLike>(ctx: C, next: () => Promise<unknown>) => Promise<unknown> {
+  const policy = createRequestPolicy(options, 'koaContext(options)');
+  const echoHeader = policy.echoHeader;
+  return function ambientKoaContext(ctx, next) {
+    return runInRequestScope(ctx.req, ctx.res, policy, () => {
+      // koa calls ctx.onerror (which emits app.on('error')) from a promise handler it attached before any
+      // middleware ran, so outside this scope (koa/lib/application.js, handleRequest): bind it to the scope.
+      // It also removes every response header before answering, the echoed request id among them; the
+      // error's own `headers` are what it sets back (koa/lib/context.js, onerror).
+      const onerror = ctx.onerror;
+      ctx.onerror = Snapshot.wrap(function ambientOnError(this: KoaContextLike, error: unknown) {
+        const requestId = requestContext.get('requestId'); // an error path must not throw: get, not require
+        if (echoHeader !== undefined && requestId !== undefined && error !== null && typeof error === 'object' && Object.isExtensible(error)) {
+          const withHeaders = error as { headers?: Record<string, string> };
+          withHeaders.headers = { ...withHeaders.headers, [echoHeader]: requestId };
+        }
+        onerror.call(this, error);
+      });
+      return next();
+    });
+  };
+}

@@ -1,0 +1,53 @@
+import http from 'node:http';
+import { send, serveOnLoopback } from '@ambient/conformance';
+import Koa from 'koa';
+import Koa2 from 'koa2';
+import { koaContext, requestContext } from '@ambient/koa-context';
+
+type AnyKoa = new () => {
+  use(middleware: (ctx: never, next: () => Promise<unknown>) => unknown): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  callback(): http.RequestListener;
+  silent?: boolean;
+};
+
+describe.each([
+  ['koa 3', Koa as unknown as AnyKoa],
+  ['koa 2', Koa2 as unknown as AnyKoa],
+])("%s's own error path, with no error-handling middleware", (_name, KoaClass) => {
+  it("app.on('error') sees the request's context, and the 500 still echoes the request id", async () => {
+    const app = new KoaClass();
+    const seenByErrorListener: unknown[] = [];
+    app.on('error', (error) => seenByErrorListener.push([error.message, requestContext.get('requestId')]));
+    app.use(koaContext() as never);
+    app.use((async () => {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      throw new Error('thrown after an await');
+    }) as never);
+    const server = await serveOnLoopback(http.createServer(app.callback()));
+    try {
+      const response = await send(server.port, { path: '/', headers: { 'x-request-id': 'koa-error-1' } });
+      expect(response.status).toBe(500);
+      expect(response.headers['x-request-id']).toBe('koa-error-1');
+      expect(seenByErrorListener).toEqual([['thrown after an await', 'koa-error-1']]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('an error with its own headers keeps them, next to the echoed id', async () => {
+    const app = new KoaClass();
+    app.silent = true;
+    app.use(koaContext() as never);
+    app.use((() => {
+      throw Object.assign(new Error('teapot'), { status: 418, expose: true, headers: { 'retry-after': '5' } });
+    }) as never);
+    const server = await serveOnLoopback(http.createServer(app.callback()));
+    try {
+      const response = await send(server.port, { path: '/', headers: { 'x-request-id': 'koa-error-2' } });
+      expect([response.status, response.headers['retry-after'], response.headers['x-request-id']]).toEqual([418, '5', 'koa-error-2']);
+    } finally {
+      await server.close();
+    }
+  });
+});
