@@ -6,6 +6,7 @@ const packages = {
   conformance: '@ambient/conformance',
   express: '@ambient/express-context',
   koa: '@ambient/koa-context',
+  fastify: '@ambient/fastify-context',
 };
 
 const swc = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }];

@@ -10,6 +10,7 @@ export type {
 } from './harness.js';
 export type { CaseContext, ConformanceCase } from './case.js';
 export { expressHarness, type ExpressHarnessOptions, type ExpressModule } from './harnesses/express.js';
+export { fastifyHarness, type FastifyHarnessOptions, type FastifyInstanceLike } from './harnesses/fastify.js';
 export { koaHarness, type KoaHarnessOptions, type KoaMiddleware, type KoaModule } from './harnesses/koa.js';
 export { nodeHttpHarness, serveOnLoopback, type NodeHttpHarnessOptions } from './node-http-harness.js';
 export { send, sendRaw, inParallel, type ClientRequestSpec, type ClientResponse } from './client.js';

@@ -12,10 +12,11 @@ declare module '@ambient/core' {
 }
 
 /** The values a request's scope starts with: its request id (incoming and valid, or new) and its trace. */
-export function requestValues(req: IncomingMessage, policy: RequestPolicy): RequestStore {
+export function requestValues(req: IncomingMessage, policy: RequestPolicy, requestId?: string): RequestStore {
   const incoming = readIncoming(req.rawHeaders, policy);
   const values: RequestStore = {
-    requestId: incoming.requestId !== undefined && policy.validate(incoming.requestId) ? incoming.requestId : policy.generate(),
+    requestId:
+      requestId ?? (incoming.requestId !== undefined && policy.validate(incoming.requestId) ? incoming.requestId : policy.generate()),
   };
   if (incoming.traceparent !== undefined) {
     const parsed = parseTraceParent(incoming.traceparent);
@@ -63,8 +64,15 @@ function readIncoming(rawHeaders: readonly string[], policy: RequestPolicy): Inc
  * `req` and `res` run in the scope too: otherwise `data`/`end` run in the HTTP parser's context and
  * `finish`/`close` in the socket's (nodejs/node#41285, nodejs/node#33723, expressjs/body-parser#422).
  */
-export function runInRequestScope<R>(req: IncomingMessage, res: ServerResponse, policy: RequestPolicy, fn: () => R): R {
-  const values = requestValues(req, policy);
+export function runInRequestScope<R>(
+  req: IncomingMessage,
+  res: ServerResponse,
+  policy: RequestPolicy,
+  fn: () => R,
+  /** A request id the framework already chose (fastify's `request.id`), instead of the policy's rules. */
+  requestId?: string,
+): R {
+  const values = requestValues(req, policy, requestId);
   if (policy.echoHeader !== undefined && !res.headersSent) res.setHeader(policy.echoHeader, values.requestId);
   bindEmitter(req);
   bindEmitter(res);
