@@ -13,4 +13,5 @@ export { expressHarness, type ExpressHarnessOptions, type ExpressModule } from '
 export { fastifyHarness, type FastifyHarnessOptions, type FastifyInstanceLike } from './harnesses/fastify.js';
 export { koaHarness, type KoaHarnessOptions, type KoaMiddleware, type KoaModule } from './harnesses/koa.js';
 export { nodeHttpHarness, serveOnLoopback, type NodeHttpHarnessOptions } from './node-http-harness.js';
+export { readersFor, type KeyValueContext } from './readers.js';
 export { send, sendRaw, inParallel, type ClientRequestSpec, type ClientResponse } from './client.js';
