@@ -25,31 +25,38 @@ export function bindEmitter<E extends EventEmitter>(emitter: E): E {
   const target = emitter as unknown as BoundEmitter;
   if (target[kBound] === true) return emitter;
   if (hasOwnListenerMethods(emitter)) {
-    bindWithOwnOriginals(target);
-  } else {
-    target.on = boundOn;
-    target.addListener = boundAddListener;
-    target.prependListener = boundPrependListener;
-    target.once = boundOnce;
-    target.prependOnceListener = boundPrependOnce;
+    // Replaced before us (a mock, another library's wrapper): keep calling theirs.
+    target[kOriginals] = { on: target.on, addListener: target.addListener, prependListener: target.prependListener };
   }
+  target.on = boundOn;
+  target.addListener = boundAddListener;
+  target.prependListener = boundPrependListener;
+  target.once = boundOnce;
+  target.prependOnceListener = boundPrependOnce;
   target[kBound] = true;
   return emitter;
 }
 
 /*
  * The methods are installed by plain assignment, which makes them own enumerable properties of the emitter
- * (the private flag is a symbol). Node binds every HTTP request and response this way, and assignment costs
- * 7 ns for all six properties, where non-enumerable defineProperty calls cost 800 ns and setPrototypeOf 715 ns
- * (Node 24), per emitter.
+ * (the private state is under symbols). Node binds every HTTP request and response this way, and assignment
+ * costs 7 ns for all six properties, where non-enumerable defineProperty calls cost 800 ns and setPrototypeOf
+ * 715 ns (Node 24), per emitter. One set of functions serves every emitter: the originals they call are the
+ * prototype's, or those recorded under kOriginals when the emitter had replaced them.
  */
-interface BoundEmitter {
+const kOriginals = Symbol('ambient.originalListenerMethods');
+
+interface ListenerMethods {
   on: AddListener;
   addListener: AddListener;
   prependListener: AddListener;
+}
+
+interface BoundEmitter extends ListenerMethods {
   once: AddListener;
   prependOnceListener: AddListener;
   [kBound]?: true;
+  [kOriginals]?: ListenerMethods;
 }
 
 const listenerMethods = ['on', 'addListener', 'prependListener', 'once', 'prependOnceListener'] as const;
@@ -58,45 +65,26 @@ function hasOwnListenerMethods(emitter: EventEmitter): boolean {
   return listenerMethods.some((name) => Object.prototype.hasOwnProperty.call(emitter, name));
 }
 
-/** The usual case: the originals are the prototype's methods, so one set of functions serves every emitter. */
-function prototypeOf(emitter: EventEmitter): EventEmitter {
-  return Object.getPrototypeOf(emitter) as EventEmitter;
+function originalsOf(emitter: BoundEmitter): ListenerMethods {
+  return emitter[kOriginals] ?? (Object.getPrototypeOf(emitter) as ListenerMethods);
 }
 
-function boundOn(this: EventEmitter, event: string | symbol, listener: Listener): EventEmitter {
-  return (prototypeOf(this).on as AddListener).call(this, event, bindListener(listener));
+function boundOn(this: BoundEmitter, event: string | symbol, listener: Listener): EventEmitter {
+  return originalsOf(this).on.call(this as unknown as EventEmitter, event, bindListener(listener));
 }
-function boundAddListener(this: EventEmitter, event: string | symbol, listener: Listener): EventEmitter {
-  return (prototypeOf(this).addListener as AddListener).call(this, event, bindListener(listener));
+function boundAddListener(this: BoundEmitter, event: string | symbol, listener: Listener): EventEmitter {
+  return originalsOf(this).addListener.call(this as unknown as EventEmitter, event, bindListener(listener));
 }
-function boundPrependListener(this: EventEmitter, event: string | symbol, listener: Listener): EventEmitter {
-  return (prototypeOf(this).prependListener as AddListener).call(this, event, bindListener(listener));
+function boundPrependListener(this: BoundEmitter, event: string | symbol, listener: Listener): EventEmitter {
+  return originalsOf(this).prependListener.call(this as unknown as EventEmitter, event, bindListener(listener));
 }
-function boundOnce(this: EventEmitter, event: string | symbol, listener: Listener): EventEmitter {
-  return (prototypeOf(this).on as AddListener).call(this, event, bindOnceListener(this, event, listener));
+function boundOnce(this: BoundEmitter, event: string | symbol, listener: Listener): EventEmitter {
+  const emitter = this as unknown as EventEmitter;
+  return originalsOf(this).on.call(emitter, event, bindOnceListener(emitter, event, listener));
 }
-function boundPrependOnce(this: EventEmitter, event: string | symbol, listener: Listener): EventEmitter {
-  return (prototypeOf(this).prependListener as AddListener).call(this, event, bindOnceListener(this, event, listener));
-}
-
-/** An emitter whose own listener methods were replaced before us (a mock, another library): keep theirs. */
-function bindWithOwnOriginals(target: BoundEmitter): void {
-  const { on, addListener, prependListener } = target;
-  target.on = function boundOwnOn(this: EventEmitter, event, listener) {
-    return on.call(this, event, bindListener(listener));
-  };
-  target.addListener = function boundOwnAddListener(this: EventEmitter, event, listener) {
-    return addListener.call(this, event, bindListener(listener));
-  };
-  target.prependListener = function boundOwnPrependListener(this: EventEmitter, event, listener) {
-    return prependListener.call(this, event, bindListener(listener));
-  };
-  target.once = function boundOwnOnce(this: EventEmitter, event, listener) {
-    return on.call(this, event, bindOnceListener(this, event, listener));
-  };
-  target.prependOnceListener = function boundOwnPrependOnce(this: EventEmitter, event, listener) {
-    return prependListener.call(this, event, bindOnceListener(this, event, listener));
-  };
+function boundPrependOnce(this: BoundEmitter, event: string | symbol, listener: Listener): EventEmitter {
+  const emitter = this as unknown as EventEmitter;
+  return originalsOf(this).prependListener.call(emitter, event, bindOnceListener(emitter, event, listener));
 }
 
 function bindListener(listener: Listener): Listener {
