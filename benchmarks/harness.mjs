@@ -1,10 +1,15 @@
 // Shared by the benchmarks: alternate the variants round by round, take medians, print ratios.
 
-/** Median of a list of numbers. */
-export function median(values) {
+/** The q-quantile of a list of numbers, interpolating linearly between neighbours. */
+export function quantile(values, q) {
   const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  const position = (sorted.length - 1) * q;
+  const low = Math.floor(position);
+  return sorted[low] + (sorted[Math.ceil(position)] - sorted[low]) * (position - low);
+}
+
+export function median(values) {
+  return quantile(values, 0.5);
 }
 
 /** Nanoseconds per operation of `loop(iterations)`, which must perform `iterations` operations. */

@@ -30,10 +30,13 @@ function install() {
   spawnSync('npm', ['ci', '--prefix', matrixDir, '--no-audit', '--no-fund'], { stdio: 'inherit' });
 }
 
+// NODE_OPTIONS rather than argv, so that jest's worker processes get the same flags.
+function envWith(nodeOptions) {
+  return nodeOptions ? { ...process.env, NODE_OPTIONS: nodeOptions } : process.env;
+}
+
 function run(node, args, nodeOptions) {
-  // NODE_OPTIONS rather than argv, so that jest's worker processes get the same flags.
-  const env = nodeOptions ? { ...process.env, NODE_OPTIONS: nodeOptions } : process.env;
-  const { status } = spawnSync(node, args, { stdio: 'inherit', env });
+  const { status } = spawnSync(node, args, { stdio: 'inherit', env: envWith(nodeOptions) });
   return status === 0;
 }
 
@@ -70,7 +73,7 @@ for (const [label, binary, nodeOptions] of nodes) {
   const version = spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout.trim();
   const implementation = spawnSync(binary, ['-e', implementationProbe], {
     encoding: 'utf8',
-    env: nodeOptions ? { ...process.env, NODE_OPTIONS: nodeOptions } : process.env,
+    env: envWith(nodeOptions),
   }).stdout.trim();
   console.log(`\n======== ${mode} on Node ${version} (${label}): AsyncLocalStorage on ${implementation} ========`);
   for (const command of commands) {

@@ -19,7 +19,7 @@ import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { median } from '../harness.mjs';
+import { median, quantile } from '../harness.mjs';
 import { measureScopeCost } from './scope-cost.mjs';
 
 const variants = (process.env.BENCH_VARIANTS ?? 'none,als,cls-hooked,ambient').split(',');
@@ -114,13 +114,6 @@ export async function runHttpSeed() {
 function signed(fraction) {
   const points = fraction * 100;
   return `${points >= 0 ? '+' : ''}${points.toFixed(1)}`;
-}
-
-function quantile(values, q) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const position = (sorted.length - 1) * q;
-  const low = Math.floor(position);
-  return sorted[low] + (sorted[Math.ceil(position)] - sorted[low]) * (position - low);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
