@@ -7,6 +7,8 @@ const packages = {
   express: '@ambient/express-context',
   koa: '@ambient/koa-context',
   fastify: '@ambient/fastify-context',
+  pino: '@ambient/pino-context',
+  opentelemetry: '@ambient/opentelemetry-context',
 };
 
 const swc = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }];

@@ -1,0 +1,35 @@
+import { AmbientError } from '@ambient/core';
+
+/** Every code @ambient/pino-context throws. Match on `error.code`, never on the message. */
+export type PinoContextErrorCode = 'ERR_AMBIENT_PINO_INVALID_OPTION' | 'ERR_AMBIENT_PINO_INVALID_ARGUMENT';
+
+export type PinoContextError = AmbientError<PinoContextErrorCode>;
+
+export const errors = {
+  invalidOption(where: string, option: string, expected: string, received: unknown): PinoContextError {
+    return new AmbientError(
+      'ERR_AMBIENT_PINO_INVALID_OPTION',
+      `${where}: option "${option}" must be ${expected}, received ${describe(received)}.`,
+    );
+  },
+
+  unknownOption(where: string, option: string, known: readonly string[]): PinoContextError {
+    return new AmbientError(
+      'ERR_AMBIENT_PINO_INVALID_OPTION',
+      `${where}: unknown option "${option}". Known options: ${known.join(', ')}.`,
+    );
+  },
+
+  invalidArgument(where: string, expected: string, received: unknown): PinoContextError {
+    return new AmbientError('ERR_AMBIENT_PINO_INVALID_ARGUMENT', `${where}: expected ${expected}, received ${describe(received)}.`);
+  },
+};
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  return `${typeof value} ${String(value)}`;
+}

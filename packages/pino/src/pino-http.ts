@@ -1,0 +1,31 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { requestContext } from '@ambient/core';
+
+let warnedOutsideScope = false;
+
+/**
+ * pino-http's `genReqId`: the request id is Ambient's, so `req.id`, the `reqId` of `req.log` lines and
+ * `requestId` of every other line agree.
+ *
+ *     app.use(expressContext());
+ *     app.use(pinoHttp({ logger, genReqId }));
+ *
+ * pino-http calls it when its middleware runs; mounted before the Ambient adapter there is no request scope
+ * yet, so it keeps an id the request already has (`req.id`) or makes a UUID, and warns once
+ * (AMBIENT_PINO_HTTP_OUTSIDE_SCOPE), since the ids in the logs would then disagree.
+ */
+export function genReqId(req: IncomingMessage): string {
+  const requestId = requestContext.get('requestId');
+  if (requestId !== undefined) return requestId;
+  if (!warnedOutsideScope) {
+    warnedOutsideScope = true;
+    process.emitWarning(
+      'pino-http asked for a request id outside any request scope, so its ids will not match Ambient\'s. ' +
+        'Mount the Ambient adapter (expressContext(), koaContext(), ...) before pino-http.',
+      { type: 'AmbientWarning', code: 'AMBIENT_PINO_HTTP_OUTSIDE_SCOPE' },
+    );
+  }
+  const existing = (req as IncomingMessage & { id?: unknown }).id;
+  return typeof existing === 'string' && existing.length > 0 ? existing : randomUUID();
+}

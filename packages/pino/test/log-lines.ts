@@ -1,0 +1,27 @@
+import { Writable } from 'node:stream';
+
+export interface LogLine {
+  readonly [field: string]: unknown;
+  readonly msg?: string;
+}
+
+/** A real stream for pino to write to, and the lines it wrote, parsed back, plus the raw text of each. */
+export function logSink(): { stream: Writable; lines: LogLine[]; raw: string[] } {
+  const lines: LogLine[] = [];
+  const raw: string[] = [];
+  let pending = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      pending += chunk.toString('utf8');
+      let newline: number;
+      while ((newline = pending.indexOf('\n')) !== -1) {
+        const line = pending.slice(0, newline);
+        pending = pending.slice(newline + 1);
+        raw.push(line);
+        lines.push(JSON.parse(line) as LogLine);
+      }
+      callback();
+    },
+  });
+  return { stream, lines, raw };
+}
