@@ -1,5 +1,6 @@
-// Runs every package's plain `node --test` smoke tests (test/smoke/*.test.mjs) on the node running this
-// script, so the Node matrix can run them on each version. Node 20's --test does not expand globs itself.
+// Runs every package's plain `node --test` smoke tests (test/smoke/*.test.mjs) and the example apps' tests
+// (examples/test/*.test.mjs) on the node running this script, so the Node matrix runs them on each version.
+// Node 20's --test does not expand globs itself.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ const files = readdirSync('packages').flatMap((folder) => {
     ? readdirSync(smoke).filter((name) => name.endsWith('.test.mjs')).map((name) => join(smoke, name))
     : [];
 });
+files.push(...readdirSync(join('examples', 'test')).filter((name) => name.endsWith('.test.mjs')).map((name) => join('examples', 'test', name)));
 if (files.length === 0) {
   console.error('smoke: no test/smoke/*.test.mjs files found');
   process.exit(1);

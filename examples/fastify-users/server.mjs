@@ -1,0 +1,15 @@
+// `npm start`: the fastify users service on 127.0.0.1:$PORT (default 3000), logging JSON to stdout.
+// With REDIS_URL set (e.g. redis://127.0.0.1:6379) users come from Redis, otherwise from memory.
+import pino from 'pino';
+import { correlationMixin } from '@ambient/pino-context';
+import { createUsersStore } from '@ambient/example-users-store';
+import { createApp } from './app.mjs';
+
+const logger = pino({ level: process.env.LOG_LEVEL ?? 'debug', mixin: correlationMixin() });
+const store = await createUsersStore({ logger });
+const app = await createApp({ store, logger });
+await app.listen({ port: Number(process.env.PORT ?? 3000), host: '127.0.0.1' });
+logger.info({ port: app.server.address().port, store: store.kind }, 'fastify-users listening');
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => app.close().then(() => store.close()));
+}
