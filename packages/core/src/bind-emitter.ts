@@ -19,11 +19,12 @@ type AddListener = (this: EventEmitter, event: string | symbol, listener: Listen
  * listener)` and `removeAllListeners()` work unpatched.
  */
 export function bindEmitter<E extends EventEmitter>(emitter: E): E {
+  const target = emitter as unknown as BoundEmitter;
+  // Checked first: one lookup, where isEmitter's four are slow on objects with a replaced prototype (express).
+  if (typeof emitter === 'object' && emitter !== null && target[kBound] === true) return emitter;
   if (!isEmitter(emitter)) {
     throw errors.invalidArgument('bindEmitter(emitter)', 'an EventEmitter', emitter);
   }
-  const target = emitter as unknown as BoundEmitter;
-  if (target[kBound] === true) return emitter;
   if (hasOwnListenerMethods(emitter)) {
     // Replaced before us (a mock, another library's wrapper): keep calling theirs.
     target[kOriginals] = { on: target.on, addListener: target.addListener, prependListener: target.prependListener };
@@ -35,6 +36,35 @@ export function bindEmitter<E extends EventEmitter>(emitter: E): E {
   target.prependOnceListener = boundPrependOnce;
   target[kBound] = true;
   return emitter;
+}
+
+/**
+ * bindEmitter for every emitter that inherits from `prototype`, present and future: their listeners run in the
+ * context they were added in. For emitters whose prototype was replaced, as express does to every request
+ * and response (`Object.setPrototypeOf(req, app.request)`): V8 caches no property transitions for such
+ * objects, so adding the five methods to each of them costs about 14 µs where it costs 0.2 µs on a plain
+ * request, and binding their shared prototype once costs nothing per request. The methods are added
+ * non-enumerable; bindEmitter() on an inheriting emitter is then a no-op.
+ */
+export function bindEmitterPrototype(prototype: object): void {
+  if (!isEmitter(prototype)) {
+    throw errors.invalidArgument('bindEmitterPrototype(prototype)', 'an EventEmitter prototype (an object with on/addListener/removeListener)', prototype);
+  }
+  if (Object.prototype.hasOwnProperty.call(prototype, kBound)) return;
+  // The methods it inherited so far, looked up on its own prototype at each call, so that a later patch up the
+  // chain (an APM agent's) still runs; or the ones it has of its own, if any.
+  const originals: ListenerMethods = hasOwnListenerMethods(prototype as EventEmitter)
+    ? { on: (prototype as BoundEmitter).on, addListener: (prototype as BoundEmitter).addListener, prependListener: (prototype as BoundEmitter).prependListener }
+    : (Object.getPrototypeOf(prototype) as ListenerMethods);
+  const define = (key: PropertyKey, value: unknown) =>
+    Object.defineProperty(prototype, key, { value, writable: true, configurable: true, enumerable: false });
+  define(kOriginals, originals);
+  define('on', boundOn);
+  define('addListener', boundAddListener);
+  define('prependListener', boundPrependListener);
+  define('once', boundOnce);
+  define('prependOnceListener', boundPrependOnce);
+  define(kBound, true);
 }
 
 /*
@@ -59,10 +89,17 @@ interface BoundEmitter extends ListenerMethods {
   [kOriginals]?: ListenerMethods;
 }
 
-const listenerMethods = ['on', 'addListener', 'prependListener', 'once', 'prependOnceListener'] as const;
+const hasOwn = Object.prototype.hasOwnProperty;
 
+/** Unrolled: this runs on every HTTP request and response, where a closure per call showed in profiles. */
 function hasOwnListenerMethods(emitter: EventEmitter): boolean {
-  return listenerMethods.some((name) => Object.prototype.hasOwnProperty.call(emitter, name));
+  return (
+    hasOwn.call(emitter, 'on') ||
+    hasOwn.call(emitter, 'addListener') ||
+    hasOwn.call(emitter, 'prependListener') ||
+    hasOwn.call(emitter, 'once') ||
+    hasOwn.call(emitter, 'prependOnceListener')
+  );
 }
 
 function originalsOf(emitter: BoundEmitter): ListenerMethods {
