@@ -37,7 +37,7 @@ const scopePrototype: object = Object.create(null) as object;
 const { storage, frameWith, runWithFrame, allocateSlot } = shared;
 const kSlot = Symbol('ambient.Context.slot');
 
-class ScopedContext<S extends object> implements Context<S> {
+export class ScopedContext<S extends object> implements Context<S> {
   declare readonly name: string;
   declare readonly [kSlot]: number;
 

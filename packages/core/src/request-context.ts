@@ -1,5 +1,6 @@
-import { createContext, type Context } from './context.js';
+import { ScopedContext, type Context } from './context.js';
 import { sharedSingleton } from './storage.js';
+import { currentTraceSource } from './trace-source.js';
 
 /**
  * What every adapter puts in a request's scope. Add your own fields by augmentation:
@@ -13,9 +14,37 @@ export interface RequestStore {
 }
 
 /**
+ * requestContext reports the active span's `traceId`/`spanId` where a tracer registered a trace source (see
+ * setTraceSource) and a span is active; the scope's own values otherwise. The span is looked up on read, never
+ * copied into the scope, so values set during the request stay in the request's one scope object.
+ */
+class RequestContext extends ScopedContext<RequestStore> {
+  override get<K extends keyof RequestStore>(key: K): RequestStore[K] | undefined {
+    const value = super.get(key);
+    if (key !== 'traceId' && key !== 'spanId') return value;
+    const source = currentTraceSource();
+    if (source === undefined || !this.active) return value;
+    return (source()?.[key as 'traceId' | 'spanId'] ?? value) as RequestStore[K] | undefined;
+  }
+
+  override require<K extends keyof RequestStore>(key: K): RequestStore[K] {
+    if (key === 'traceId' || key === 'spanId') {
+      const value = this.get(key);
+      if (value !== undefined) return value as RequestStore[K];
+    }
+    return super.require(key);
+  }
+
+  override snapshot(): Readonly<Partial<RequestStore>> | undefined {
+    const values = super.snapshot();
+    if (values === undefined || currentTraceSource() === undefined) return values;
+    const trace = currentTraceSource()?.();
+    return trace === undefined ? values : Object.freeze({ ...values, traceId: trace.traceId, spanId: trace.spanId });
+  }
+}
+
+/**
  * The context every HTTP adapter opens and every consumer (loggers, tracers, your code) reads. One object per
  * process, shared by the ESM and CJS builds and by duplicate installs of @ambient/core.
  */
-export const requestContext: Context<RequestStore> = sharedSingleton('requestContext', () =>
-  createContext<RequestStore>({ name: 'requestContext' }),
-);
+export const requestContext: Context<RequestStore> = sharedSingleton('requestContext', () => new RequestContext('requestContext'));

@@ -1,0 +1,44 @@
+import { requestContext, setTraceSource, type ActiveTrace } from '@ambient/core';
+
+describe('setTraceSource: requestContext reports the active span', () => {
+  let active: ActiveTrace | undefined;
+  beforeEach(() => setTraceSource(() => active));
+  afterEach(() => {
+    setTraceSource(undefined);
+    active = undefined;
+  });
+
+  it("reports the source's span inside a request, the scope's own ids where no span is active", () => {
+    requestContext.run({ requestId: 'r', traceId: 'incoming-trace', spanId: 'incoming-parent' }, () => {
+      expect([requestContext.get('traceId'), requestContext.get('spanId')]).toEqual(['incoming-trace', 'incoming-parent']);
+      active = { traceId: 'span-trace', spanId: 'span-id' };
+      expect([requestContext.get('traceId'), requestContext.get('spanId')]).toEqual(['span-trace', 'span-id']);
+      expect(requestContext.require('spanId')).toBe('span-id');
+      expect(requestContext.has('traceId')).toBe(true);
+      expect(requestContext.snapshot()).toEqual({ requestId: 'r', traceId: 'span-trace', spanId: 'span-id' });
+      expect(requestContext.get('requestId')).toBe('r');
+    });
+  });
+
+  it('fills in ids a request without traceparent lacks, and never writes them into the scope', () => {
+    requestContext.run({ requestId: 'r' }, () => {
+      active = { traceId: 't', spanId: 's' };
+      expect(requestContext.require('traceId')).toBe('t');
+      active = undefined;
+      expect(requestContext.get('traceId')).toBeUndefined();
+      expect(() => requestContext.require('traceId')).toThrow(expect.objectContaining({ code: 'ERR_AMBIENT_MISSING_VALUE' }));
+    });
+  });
+
+  it('reports nothing outside a request, span or not', () => {
+    active = { traceId: 't', spanId: 's' };
+    expect(requestContext.get('traceId')).toBeUndefined();
+    expect(requestContext.snapshot()).toBeUndefined();
+  });
+
+  it('stops when unregistered', () => {
+    active = { traceId: 't', spanId: 's' };
+    setTraceSource(undefined);
+    requestContext.run({ requestId: 'r', traceId: 'own' }, () => expect(requestContext.get('traceId')).toBe('own'));
+  });
+});
