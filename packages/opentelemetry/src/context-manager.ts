@@ -1,0 +1,85 @@
+import { EventEmitter } from 'node:events';
+import { ROOT_CONTEXT, trace, type Context, type ContextManager, type SpanContext } from '@opentelemetry/api';
+import { Snapshot, Variable, requestContext, setTraceSource, type ActiveTrace } from '@ambient/core';
+import { bindEmitterToContext } from './bind-emitter.js';
+
+type AnyFunction = (...args: never[]) => unknown;
+
+/**
+ * An OpenTelemetry ContextManager that keeps the active Context in Ambient's one storage cell, as one more
+ * slot of the frame that also holds requestContext: OpenTelemetry and Ambient can never disagree about which
+ * request a callback belongs to, and together cost one AsyncLocalStorage instead of two (on Node 20 each
+ * enabled AsyncLocalStorage taxes every await: benchmarks/core-async-hop.mjs).
+ *
+ * While enabled, requestContext's `traceId`/`spanId` report the active span, so pino lines written through
+ * @ambient/pino-context carry the same ids as the spans.
+ *
+ *     provider.register({ contextManager: new AmbientContextManager() });
+ */
+export class AmbientContextManager implements ContextManager {
+  /** Replaced by disable(): what was active before is then invisible, as when AsyncLocalStorage is disabled. */
+  #variable = new Variable<Context | undefined>({ name: 'opentelemetry.context' });
+  readonly #listenersKey = Symbol('ambient.opentelemetry.listeners');
+  readonly #traceSource = (): ActiveTrace | undefined => activeSpanContext(this.#variable.get());
+
+  active(): Context {
+    return this.#variable.get() ?? ROOT_CONTEXT;
+  }
+
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    context: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
+    const callback = thisArg == null ? fn : (fn.bind(thisArg) as F);
+    return this.#variable.run(context, callback, ...args);
+  }
+
+  bind<T>(context: Context, target: T): T {
+    if (target instanceof EventEmitter) {
+      bindEmitterToContext(target, this.#listenersKey, (listener) => this.#bindFunction(context, listener));
+      return target;
+    }
+    if (typeof target === 'function') return this.#bindFunction(context, target as T & AnyFunction) as T;
+    return target;
+  }
+
+  enable(): this {
+    setTraceSource(this.#traceSource);
+    return this;
+  }
+
+  disable(): this {
+    this.#variable = new Variable<Context | undefined>({ name: 'opentelemetry.context' });
+    setTraceSource(undefined);
+    return this;
+  }
+
+  /**
+   * The bound function runs with `context` active, and with the rest of Ambient's values (requestContext) as
+   * they were where it was bound. For emitters that is where each listener is added: http instrumentation
+   * binds a request and response before any framework middleware opened the request's scope, so a body
+   * parser's `data`/`end` listeners, added later, must take requestContext from where they were added, not
+   * from bind time (expressjs/body-parser#422, nodejs/node#41285). Outside a request nothing is captured but
+   * the OpenTelemetry context, exactly as with AsyncLocalStorageContextManager (a snapshot restored there would
+   * also reset the slots of another context manager bound to the same emitter).
+   */
+  #bindFunction<F extends AnyFunction>(context: Context, target: F): F {
+    const manager = this;
+    const snapshot = requestContext.active ? new Snapshot() : undefined;
+    const bound = function (this: unknown, ...args: unknown[]): unknown {
+      const call = () => manager.with(context, () => target.apply(this, args as Parameters<F>));
+      return snapshot === undefined ? call() : snapshot.run(call);
+    };
+    Object.defineProperty(bound, 'length', { value: target.length, enumerable: false, configurable: true, writable: false });
+    return bound as unknown as F;
+  }
+}
+
+/** The active span's context when it is a real (valid) one; contexts are opaque values, so check the shape. */
+function activeSpanContext(context: Context | undefined): SpanContext | undefined {
+  if (context === undefined || typeof (context as Partial<Context>).getValue !== 'function') return undefined;
+  const spanContext = trace.getSpanContext(context);
+  return spanContext !== undefined && trace.isSpanContextValid(spanContext) ? spanContext : undefined;
+}

@@ -1,0 +1,1 @@
+export { AmbientContextManager } from './context-manager.js';
