@@ -89,17 +89,15 @@ interface BoundEmitter extends ListenerMethods {
   [kOriginals]?: ListenerMethods;
 }
 
-const hasOwn = Object.prototype.hasOwnProperty;
-
-/** Unrolled: this runs on every HTTP request and response, where a closure per call showed in profiles. */
+/**
+ * Has the emitter replaced one of the three methods the bound ones call (a mock, another library's patch)?
+ * Three property reads compared with its prototype's: hasOwnProperty on an HTTP request, a dictionary-mode
+ * object, cost 0.4 µs per request in a Node 24 profile.
+ */
 function hasOwnListenerMethods(emitter: EventEmitter): boolean {
-  return (
-    hasOwn.call(emitter, 'on') ||
-    hasOwn.call(emitter, 'addListener') ||
-    hasOwn.call(emitter, 'prependListener') ||
-    hasOwn.call(emitter, 'once') ||
-    hasOwn.call(emitter, 'prependOnceListener')
-  );
+  const prototype = Object.getPrototypeOf(emitter) as ListenerMethods | null;
+  const own = emitter as unknown as ListenerMethods;
+  return prototype === null || own.on !== prototype.on || own.addListener !== prototype.addListener || own.prependListener !== prototype.prependListener;
 }
 
 function originalsOf(emitter: BoundEmitter): ListenerMethods {
@@ -130,8 +128,9 @@ function bindListener(listener: Listener): Listener {
   const frame = storage.getStore();
   const bound = function (this: unknown, ...args: unknown[]): unknown {
     return runInFrame(frame, listener, this, args);
-  };
-  return Object.assign(bound, { listener });
+  } as Listener & { listener?: Listener };
+  bound.listener = listener;
+  return bound;
 }
 
 function bindOnceListener(emitter: EventEmitter, event: string | symbol, listener: Listener): Listener {
@@ -144,8 +143,9 @@ function bindOnceListener(emitter: EventEmitter, event: string | symbol, listene
     fired = true;
     emitter.removeListener(event, bound);
     return runInFrame(frame, listener, this, args);
-  };
-  return Object.assign(bound, { listener });
+  } as Listener & { listener?: Listener };
+  bound.listener = listener;
+  return bound;
 }
 
 function isEmitter(value: unknown): value is EventEmitter {
