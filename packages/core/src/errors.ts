@@ -58,7 +58,7 @@ export const errors = {
   invalidArgument(where: string, expected: string, received: unknown): AmbientError {
     return new AmbientError(
       'ERR_AMBIENT_INVALID_ARGUMENT',
-      `${where}: expected ${expected}, received ${describe(received)}.`,
+      `${where}: expected ${expected}, received ${describeValue(received)}.`,
     );
   },
 
@@ -72,7 +72,11 @@ export const errors = {
   },
 };
 
-function describe(value: unknown): string {
+/**
+ * How every Ambient error message names a value it received: its kind, and strings quoted and cut at 40
+ * characters. Exported for packages that throw AmbientError with their own codes.
+ */
+export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'function') return 'a function';

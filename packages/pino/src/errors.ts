@@ -1,4 +1,4 @@
-import { AmbientError } from '@ambient/core';
+import { AmbientError, describeValue as describe } from '@ambient/core';
 
 /** Every code @ambient/pino-context throws. Match on `error.code`, never on the message. */
 export type PinoContextErrorCode = 'ERR_AMBIENT_PINO_INVALID_OPTION' | 'ERR_AMBIENT_PINO_INVALID_ARGUMENT';
@@ -24,12 +24,3 @@ export const errors = {
     return new AmbientError('ERR_AMBIENT_PINO_INVALID_ARGUMENT', `${where}: expected ${expected}, received ${describe(received)}.`);
   },
 };
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'function') return 'a function';
-  if (typeof value === 'object') return 'an object';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
-  return `${typeof value} ${String(value)}`;
-}
