@@ -15,11 +15,9 @@
 // median of paired per-round differences has a spread of several points (printed as the interquartile
 // range). The budget is therefore checked on what httpContext adds per request, measured in nanoseconds on
 // real request/response objects (scope-cost.mjs), divided by the no-context CPU per request measured here.
-import { fork } from 'node:child_process';
-import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { median, quantile } from '../harness.mjs';
+import { alternatingRounds, startServer } from '../load.mjs';
 import { measureScopeCost } from './scope-cost.mjs';
 
 const variants = (process.env.BENCH_VARIANTS ?? 'none,als,cls-hooked,ambient').split(',');
@@ -31,47 +29,16 @@ const connections = 50;
 const fixedRate = 1500;
 const serverFile = fileURLToPath(new URL('server.mjs', import.meta.url));
 
-async function startServer(variant, style) {
-  const child = fork(serverFile, [variant, style], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const [{ port }] = await once(child, 'message');
-  const url = `http://127.0.0.1:${port}/`;
-  return {
-    variant,
-    async burst(options) {
-      child.send('start');
-      await once(child, 'message');
-      const result = await autocannon({ url, connections, duration: burstSeconds, ...options });
-      child.send('stop');
-      const [{ cpuMicros, served }] = await once(child, 'message');
-      if (result.errors > 0 || result.non2xx > 0) throw new Error(`${variant}/${style}: ${result.errors} errors, ${result.non2xx} non-2xx`);
-      return { rps: result.requests.average, cpuPerRequest: cpuMicros / served };
-    },
-    stop: () => child.kill(),
-  };
-}
-
-/** Runs `rounds` rounds of one burst per server, rotating the order, and returns each round's samples. */
-async function rounds(servers, count, options) {
-  const all = [];
-  for (let round = 0; round < count; round++) {
-    const samples = {};
-    const order = servers.map((_, i) => servers[(i + round) % servers.length]);
-    for (const server of order) samples[server.variant] = await server.burst(options);
-    all.push(samples);
-  }
-  return all;
-}
-
 export async function runHttpSeed() {
   const scopeCost = await measureScopeCost();
   let withinBudget = true;
   for (const style of styles) {
     const servers = [];
-    for (const variant of variants) servers.push(await startServer(variant, style));
+    for (const variant of variants) servers.push(await startServer(serverFile, [variant, style], variant));
     try {
-      for (const server of servers) await server.burst({ duration: 2 }); // warm-up, not measured
-      const throughput = await rounds(servers, throughputRounds, {});
-      const cpu = await rounds(servers, cpuRounds, { overallRate: fixedRate });
+      for (const server of servers) await server.burst({ connections }); // warm-up, not measured
+      const throughput = await alternatingRounds(servers, throughputRounds, { connections });
+      const cpu = await alternatingRounds(servers, cpuRounds, { connections, overallRate: fixedRate });
       const rpsRatio = (variant) => median(throughput.map((round) => round[variant].rps / round.none.rps));
       const cpuRatio = (variant) => median(cpu.map((round) => round[variant].cpuPerRequest / round.none.cpuPerRequest));
       const overAls = median(cpu.map((round) => (round.ambient.cpuPerRequest - round.als.cpuPerRequest) / round.none.cpuPerRequest));

@@ -10,14 +10,13 @@ import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { httpContext, requestContext } from '@ambient/http-context';
+import { serveForBenchmark } from '../load.mjs';
 
 const [variant, style] = process.argv.slice(2);
 const file = fileURLToPath(new URL('payload.json', import.meta.url));
 let counter = 0;
-let served = 0;
 
 function answer(res, value, content) {
-  served++;
   res.setHeader('content-type', 'application/json');
   res.end(JSON.stringify({ value, bytes: content.length }));
 }
@@ -69,18 +68,4 @@ const context = contexts[variant]();
 const listener = variant === 'ambient' ? context(work) : (req, res) => context(req, res, work);
 const server = http.createServer({ keepAliveTimeout: 60_000 }, listener);
 
-let cpuAtStart;
-let servedAtStart;
-process.on('message', (message) => {
-  if (message === 'start') {
-    cpuAtStart = process.cpuUsage();
-    servedAtStart = served;
-    process.send({ started: true });
-  } else if (message === 'exit') {
-    process.exit(0); // lets --cpu-prof write its profile
-  } else if (message === 'stop') {
-    const cpu = process.cpuUsage(cpuAtStart);
-    process.send({ cpuMicros: cpu.user + cpu.system, served: served - servedAtStart });
-  }
-});
-server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+serveForBenchmark(server);

@@ -1,0 +1,50 @@
+// The full production stack on the seed route (issue #5): Ambient (expressContext + correlationMixin +
+// AmbientContextManager) against today's usual stack (cls-rtracer + a pino mixin reading it +
+// AsyncLocalStorageContextManager) and against bare express. Each server in its own process, alternating
+// 1-second bursts (50 connections) round by round; req/s at full load and CPU per request at a fixed rate,
+// as medians (interquartile range) of per-round ratios. Budget: Ambient's stack >= 1.3x the peer stack's
+// req/s on Node 20, >= 1.1x on Node 24.
+import { fileURLToPath } from 'node:url';
+import { median } from '../harness.mjs';
+import { alternatingRounds, printLoadTable, spread, startServer } from '../load.mjs';
+
+const variants = ['bare', 'peers', 'ambient'];
+const labels = { bare: 'bare express', peers: 'cls-rtracer + mixin + ALS manager', ambient: 'Ambient stack' };
+const rounds = Number(process.env.BENCH_ROUNDS ?? 15);
+const burst = { path: '/users/42', connections: 50, duration: 1 };
+const serverFile = fileURLToPath(new URL('server.mjs', import.meta.url));
+const budget = Number(process.versions.node.split('.')[0]) >= 24 ? 1.1 : 1.3;
+
+export async function runFullStack() {
+  const servers = [];
+  try {
+    for (const variant of variants) servers.push(await startServer(serverFile, [variant], variant));
+    const warmUp = [];
+    for (const server of servers) warmUp.push((await server.burst({ ...burst, duration: 3 })).rps);
+    const samples = await alternatingRounds(servers, rounds, burst);
+    const fixedRate = Math.round(Math.min(...warmUp) * 0.6);
+    const cpuSamples = await alternatingRounds(servers, rounds, { ...burst, overallRate: fixedRate });
+    const rpsRatio = (variant, over) => samples.map((round) => round[variant].rps / round[over].rps);
+    const cpuRatio = (variant, over) => cpuSamples.map((round) => round[variant].cpuPerRequest / round[over].cpuPerRequest);
+
+    console.log(
+      `\nfull stack (express 5, request id, one pino line, one span), Node ${process.version}: ${rounds} alternating ` +
+        `rounds of 1-second bursts; req/s at ${burst.connections} connections, CPU per request at ${fixedRate} req/s`,
+    );
+    printLoadTable(variants, labels, samples, cpuSamples, 'bare');
+    const vsPeers = rpsRatio('ambient', 'peers');
+    const cpuVsPeers = cpuRatio('ambient', 'peers');
+    const ok = median(vsPeers) >= budget;
+    console.log(
+      `budget check: Ambient stack vs peer stack req/s ${median(vsPeers).toFixed(2)}x (IQR ${spread(vsPeers)}), ` +
+        `CPU per request ${median(cpuVsPeers).toFixed(2)}x: ${ok ? `ok (>= ${budget}x)` : `OVER BUDGET (needs >= ${budget}x)`}`,
+    );
+    return ok;
+  } finally {
+    for (const server of servers) server.stop();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (!(await runFullStack())) process.exitCode = 1;
+}

@@ -1,0 +1,65 @@
+// One server of the full-stack benchmark: express 5 on the seed route with what production adds per request:
+// a request id, one pino line (to /dev/null) and one span (BatchSpanProcessor, an exporter that drops spans).
+//   node server.mjs <bare|peers|ambient>
+//   bare:    express alone: no id, no log line, no span
+//   peers:   today's usual stack: cls-rtracer, a pino mixin reading rTracer.id(), AsyncLocalStorageContextManager
+//   ambient: expressContext, correlationMixin, AmbientContextManager
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import { serveForBenchmark } from '../load.mjs';
+import { findUser } from '../users-route.mjs';
+
+const require = createRequire(import.meta.url);
+const [variant] = process.argv.slice(2);
+const express = require('express');
+const app = express();
+
+if (variant === 'bare') {
+  app.get('/users/:id', async (req, res) => {
+    const user = await findUser(req.params.id);
+    res.json(user);
+  });
+} else {
+  const api = require('@opentelemetry/api');
+  const { BasicTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base');
+  const pino = require('pino');
+  const dropSpans = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {}, forceFlush: async () => {} };
+  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropSpans)] });
+  api.trace.setGlobalTracerProvider(provider);
+  const destination = pino.destination({ dest: '/dev/null', sync: true });
+  let logger;
+  if (variant === 'peers') {
+    const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
+    const rTracer = require('cls-rtracer');
+    api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    const mixin = () => {
+      const span = api.trace.getActiveSpan()?.spanContext();
+      return { requestId: rTracer.id(), traceId: span?.traceId, spanId: span?.spanId };
+    };
+    logger = pino({ mixin }, destination);
+    app.use(rTracer.expressMiddleware());
+  } else if (variant === 'ambient') {
+    const { AmbientContextManager } = require('@ambient/opentelemetry-context');
+    const { expressContext } = require('@ambient/express-context');
+    const { correlationMixin } = require('@ambient/pino-context');
+    api.context.setGlobalContextManager(new AmbientContextManager().enable());
+    logger = pino({ mixin: correlationMixin() }, destination);
+    app.use(expressContext());
+  } else throw new Error(`unknown variant ${variant}`);
+
+  const tracer = api.trace.getTracer('full-stack-benchmark');
+  // One span per request, active for the rest of the chain, ended when the response is finished.
+  app.use((req, res, next) => {
+    tracer.startActiveSpan(`${req.method} /users/:id`, { kind: api.SpanKind.SERVER }, (span) => {
+      res.on('finish', () => span.end());
+      next();
+    });
+  });
+  app.get('/users/:id', async (req, res) => {
+    const user = await findUser(req.params.id);
+    logger.info({ userId: req.params.id }, 'user found');
+    res.json(user);
+  });
+}
+
+serveForBenchmark(http.createServer(app));

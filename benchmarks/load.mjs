@@ -1,0 +1,94 @@
+// Shared by the HTTP benchmarks: each variant is a server in its own forked process on 127.0.0.1, loaded by
+// autocannon from this process in short bursts that alternate among the live servers, round by round, so
+// that slow drift of this shared machine cancels out of each round's ratios.
+//
+// The child side is serveForBenchmark(): it reports its port, and its own CPU time and requests served
+// between 'start' and 'stop'.
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import autocannon from 'autocannon';
+import { median, quantile } from './harness.mjs';
+
+/** Forks `file` with `args`; resolves once the server in it listens. `variant` names it in the samples. */
+export async function startServer(file, args, variant) {
+  const child = fork(file, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const [{ port }] = await once(child, 'message');
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    variant,
+    /** One burst of load; returns req/s and the server's CPU µs per request served during it. */
+    async burst({ path = '/', connections = 50, duration = 2, ...options } = {}) {
+      child.send('start');
+      await once(child, 'message');
+      const result = await autocannon({ url: url + path, connections, duration, ...options });
+      child.send('stop');
+      const [{ cpuMicros, served }] = await once(child, 'message');
+      if (result.errors > 0 || result.non2xx > 0) throw new Error(`${variant}: ${result.errors} errors, ${result.non2xx} non-2xx responses`);
+      return { rps: result.requests.average, cpuPerRequest: cpuMicros / served };
+    },
+    stop: () => child.kill(),
+  };
+}
+
+/** `count` rounds of one burst per server, the order rotating each round; returns each round's samples by variant. */
+export async function alternatingRounds(servers, count, options) {
+  const all = [];
+  for (let round = 0; round < count; round++) {
+    const samples = {};
+    const order = servers.map((_, i) => servers[(i + round) % servers.length]);
+    for (const server of order) samples[server.variant] = await server.burst(options);
+    all.push(samples);
+  }
+  return all;
+}
+
+/** The child side: listens on 127.0.0.1, then answers run.mjs's 'start'/'stop' with CPU time and requests served. */
+export function serveForBenchmark(server) {
+  let served = 0;
+  let cpuAtStart;
+  let servedAtStart;
+  server.on('request', () => served++);
+  process.on('message', (message) => {
+    if (message === 'start') {
+      cpuAtStart = process.cpuUsage();
+      servedAtStart = served;
+      process.send({ started: true });
+    } else if (message === 'exit') {
+      process.exit(0); // lets --cpu-prof write its profile
+    } else if (message === 'stop') {
+      const cpu = process.cpuUsage(cpuAtStart);
+      process.send({ cpuMicros: cpu.user + cpu.system, served: served - servedAtStart });
+    }
+  });
+  server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+}
+
+/** `q1-q3` of a list of ratios. */
+export function spread(values) {
+  return `${quantile(values, 0.25).toFixed(2)}-${quantile(values, 0.75).toFixed(2)}`;
+}
+
+/**
+ * Prints one row a variant: median req/s (full-load rounds) and CPU µs per request (fixed-rate rounds), each
+ * with the median and interquartile range of its per-round ratio to `baseline`.
+ */
+export function printLoadTable(variants, labels, samples, cpuSamples, baseline) {
+  const ratios = (rounds, variant, metric) => rounds.map((round) => round[variant][metric] / round[baseline][metric]);
+  const width = Math.max(...variants.map((variant) => labels[variant].length));
+  console.log(['variant'.padEnd(width), 'req/s'.padStart(7), `vs ${baseline}`.padStart(8), 'IQR'.padStart(11), 'CPU µs/req'.padStart(11), `vs ${baseline}`.padStart(8), 'IQR'.padStart(11)].join('  '));
+  for (const variant of variants) {
+    const rps = ratios(samples, variant, 'rps');
+    const cpu = ratios(cpuSamples, variant, 'cpuPerRequest');
+    console.log(
+      [
+        labels[variant].padEnd(width),
+        median(samples.map((round) => round[variant].rps)).toFixed(0).padStart(7),
+        `${median(rps).toFixed(2)}x`.padStart(8),
+        spread(rps).padStart(11),
+        median(cpuSamples.map((round) => round[variant].cpuPerRequest)).toFixed(1).padStart(11),
+        `${median(cpu).toFixed(2)}x`.padStart(8),
+        spread(cpu).padStart(11),
+      ].join('  '),
+    );
+  }
+}
