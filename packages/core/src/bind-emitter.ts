@@ -56,14 +56,32 @@ export function bindEmitterPrototype(prototype: object): void {
   const originals: ListenerMethods = hasOwnListenerMethods(prototype as EventEmitter)
     ? { on: (prototype as BoundEmitter).on, addListener: (prototype as BoundEmitter).addListener, prependListener: (prototype as BoundEmitter).prependListener }
     : (Object.getPrototypeOf(prototype) as ListenerMethods);
+  // Methods of its own that close over the originals: the shared ones look the originals up on the emitter
+  // (under kOriginals), which on an express request walks a dictionary-mode object first (1.4 µs per request
+  // in a profile).
+  const methods: Record<'on' | 'addListener' | 'prependListener' | 'once' | 'prependOnceListener', AddListener> = {
+    on(event, listener) {
+      return originals.on.call(this, event, bindListener(listener));
+    },
+    addListener(event, listener) {
+      return originals.addListener.call(this, event, bindListener(listener));
+    },
+    prependListener(event, listener) {
+      return originals.prependListener.call(this, event, bindListener(listener));
+    },
+    once(event, listener) {
+      return originals.on.call(this, event, bindOnceListener(this, event, listener));
+    },
+    prependOnceListener(event, listener) {
+      return originals.prependListener.call(this, event, bindOnceListener(this, event, listener));
+    },
+  };
   const define = (key: PropertyKey, value: unknown) =>
     Object.defineProperty(prototype, key, { value, writable: true, configurable: true, enumerable: false });
+  for (const [name, method] of Object.entries(methods)) define(name, method);
+  // Recorded for emitters that inherit from this prototype and are also bound one by one (bindEmitter on an
+  // emitter whose own methods an instrumentation replaced): their shared methods find the originals here.
   define(kOriginals, originals);
-  define('on', boundOn);
-  define('addListener', boundAddListener);
-  define('prependListener', boundPrependListener);
-  define('once', boundOnce);
-  define('prependOnceListener', boundPrependOnce);
   define(kBound, true);
 }
 
