@@ -24,16 +24,18 @@ export function expressContext(
     // the app's prototypes once covers every request of the app, and of apps mounted in it (a mounted app's
     // prototypes inherit from its parent's); runInRequestScope's own per-object binding then does nothing.
     const requestPrototype = Object.getPrototypeOf(req) as object;
-    if (requestPrototype !== boundRequestPrototype && requestPrototype !== IncomingMessage.prototype) {
+    const responsePrototype = Object.getPrototypeOf(res) as object;
+    // connect, or express mounted in a way that keeps Node's prototypes: bind the objects themselves.
+    const ownPrototypes = requestPrototype !== IncomingMessage.prototype && responsePrototype !== ServerResponse.prototype;
+    if (ownPrototypes && requestPrototype !== boundRequestPrototype) {
       bindEmitterPrototype(requestPrototype);
       boundRequestPrototype = requestPrototype;
     }
-    const responsePrototype = Object.getPrototypeOf(res) as object;
-    if (responsePrototype !== boundResponsePrototype && responsePrototype !== ServerResponse.prototype) {
+    if (ownPrototypes && responsePrototype !== boundResponsePrototype) {
       bindEmitterPrototype(responsePrototype);
       boundResponsePrototype = responsePrototype;
     }
     // next() is called inside the scope: express runs the rest of the stack, synchronously, from here.
-    runInRequestScope(req, res, policy, next);
+    runInRequestScope(req, res, policy, next, undefined, ownPrototypes);
   };
 }

@@ -71,11 +71,18 @@ export function runInRequestScope<R>(
   fn: () => R,
   /** A request id the framework already chose (fastify's `request.id`), instead of the policy's rules. */
   requestId?: string,
+  /**
+   * The caller bound their prototypes already (bindEmitterPrototype, as expressContext does): skips the two
+   * bindEmitter calls, whose one lookup each is slow on objects with a replaced prototype.
+   */
+  emittersBound = false,
 ): R {
   const values = requestValues(req, policy, requestId);
   if (policy.echoHeader !== undefined && !res.headersSent) res.setHeader(policy.echoHeader, values.requestId);
-  bindEmitter(req);
-  bindEmitter(res);
+  if (!emittersBound) {
+    bindEmitter(req);
+    bindEmitter(res);
+  }
   if (policy.propagation === undefined) return requestContext.run(values, fn);
   return runWithOutgoingPolicy(policy.propagation, () => requestContext.run(values, fn));
 }
