@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { ROOT_CONTEXT, trace, type Context, type ContextManager, type SpanContext } from '@opentelemetry/api';
+import { INVALID_SPANID, INVALID_TRACEID, ROOT_CONTEXT, trace, type Context, type ContextManager, type SpanContext } from '@opentelemetry/api';
 import { Snapshot, Variable, requestContext, setTraceSource, type ActiveTrace } from '@ambient/core';
 import { bindEmitterToContext } from './bind-emitter.js';
 
@@ -77,9 +77,14 @@ export class AmbientContextManager implements ContextManager {
   }
 }
 
-/** The active span's context when it is a real (valid) one; contexts are opaque values, so check the shape. */
+/**
+ * The active span's context, unless it is OpenTelemetry's invalid (all-zero) one, which non-recording spans
+ * carry. Called on every log line: compared with the invalid ids rather than through isSpanContextValid's two
+ * regular expressions, since ids reach a context only through the SDK's generator or its propagators, which
+ * validate what they extract. Contexts are opaque values, so check the shape first.
+ */
 function activeSpanContext(context: Context | undefined): SpanContext | undefined {
   if (context === undefined || typeof (context as Partial<Context>).getValue !== 'function') return undefined;
   const spanContext = trace.getSpanContext(context);
-  return spanContext !== undefined && trace.isSpanContextValid(spanContext) ? spanContext : undefined;
+  return spanContext !== undefined && spanContext.traceId !== INVALID_TRACEID && spanContext.spanId !== INVALID_SPANID ? spanContext : undefined;
 }
