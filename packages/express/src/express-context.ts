@@ -36,6 +36,6 @@ export function expressContext(
       boundResponsePrototype = responsePrototype;
     }
     // next() is called inside the scope: express runs the rest of the stack, synchronously, from here.
-    runInRequestScope(req, res, policy, next, undefined, ownPrototypes);
+    runInRequestScope(req, res, policy, next, { emittersBound: ownPrototypes });
   };
 }

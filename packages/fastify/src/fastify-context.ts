@@ -31,7 +31,10 @@ const ambientFastifyContext: FastifyPluginCallback<FastifyContextOptions> = (fas
   // body's `end` event (fastify/fastify-request-context#12, nodejs/node#34430): request.raw and reply.raw
   // are bound, so that event, and onResponse/onTimeout/onRequestAbort, fire in the scope too.
   fastify.addHook('onRequest', function ambientOnRequest(request, reply, next) {
-    runInRequestScope(request.raw, reply.raw, policy, next, fastifyIds ? String(request.id) : undefined);
+    runInRequestScope(request.raw, reply.raw, policy, next, {
+      requestId: fastifyIds ? String(request.id) : undefined,
+      headerTarget: reply,
+    });
   });
   done();
 };

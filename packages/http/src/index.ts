@@ -1,5 +1,5 @@
 export { httpContext } from './http-context.js';
-export { runInRequestScope, requestValues } from './request-scope.js';
+export { runInRequestScope, requestValues, type RequestScopeOptions } from './request-scope.js';
 export {
   createRequestPolicy,
   type HttpContextOptions,
