@@ -37,8 +37,9 @@ class RequestContext extends ScopedContext<RequestStore> {
 
   override snapshot(): Readonly<Partial<RequestStore>> | undefined {
     const values = super.snapshot();
-    if (values === undefined || currentTraceSource() === undefined) return values;
-    const trace = currentTraceSource()?.();
+    const source = currentTraceSource();
+    if (values === undefined || source === undefined) return values;
+    const trace = source();
     return trace === undefined ? values : Object.freeze({ ...values, traceId: trace.traceId, spanId: trace.spanId });
   }
 }
