@@ -13,7 +13,8 @@ declare module '@ambient/core' {
 
 /** The values a request's scope starts with: its request id (incoming and valid, or new) and its trace. */
 export function requestValues(req: IncomingMessage, policy: RequestPolicy, requestId?: string): RequestStore {
-  const incoming = readIncoming(req.rawHeaders, policy);
+  // With an id already chosen (fastify's), only the traceparent is looked for.
+  const incoming = readIncoming(req.rawHeaders, requestId === undefined ? policy.incomingHeader : undefined, policy.traceContext);
   const values: RequestStore = {
     requestId:
       requestId ?? (incoming.requestId !== undefined && policy.validate(incoming.requestId) ? incoming.requestId : policy.generate()),
@@ -30,18 +31,19 @@ export function requestValues(req: IncomingMessage, policy: RequestPolicy, reque
 }
 
 interface IncomingIds {
-  requestId: string | undefined;
-  traceparent: string | undefined;
+  readonly requestId: string | undefined;
+  readonly traceparent: string | undefined;
 }
+
+const noIncomingIds: IncomingIds = { requestId: undefined, traceparent: undefined };
 
 /**
  * One pass over `rawHeaders` for the two headers Ambient reads. Reading `req.headers` instead would make
  * Node build the whole headers object, which it does lazily, on every request, whether the app needs it or
  * not. A header sent more than once counts as absent: the id or trace it names is ambiguous.
  */
-function readIncoming(rawHeaders: readonly string[], policy: RequestPolicy): IncomingIds {
-  const idHeader = policy.incomingHeader;
-  const wantTrace = policy.traceContext;
+function readIncoming(rawHeaders: readonly string[], idHeader: string | undefined, wantTrace: boolean): IncomingIds {
+  if (idHeader === undefined && !wantTrace) return noIncomingIds;
   let requestId: string | undefined;
   let idCount = 0;
   let traceparent: string | undefined;
