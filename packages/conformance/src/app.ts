@@ -34,6 +34,7 @@ export function createRetentionTracker(): RetentionTracker {
 }
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export function createConformanceApp(harness: ConformanceHarness, observations: Observations, retention: RetentionTracker): ConformanceApp {
   const read = () => harness.readRequestId();
@@ -48,9 +49,9 @@ export function createConformanceApp(harness: ConformanceHarness, observations: 
         const seen = [read()];
         await delay(Math.random() * 8);
         seen.push(read());
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await nextTurn();
         seen.push(read());
-        await new Promise<void>((resolve) => setTimeout(() => resolve(), Math.random() * 4));
+        await delay(Math.random() * 4);
         seen.push(read());
         return ok({ seen });
       }
@@ -95,7 +96,7 @@ export function createConformanceApp(harness: ConformanceHarness, observations: 
       res.on('close', () => observations.record(probe, 'close', read()));
       if (harness.setValue !== undefined && harness.getValue !== undefined) {
         observations.record(probe, 'valueAtStart', harness.getValue('user'));
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await nextTurn();
         harness.setValue('user', `user of ${read()}`);
       }
     },
@@ -148,7 +149,7 @@ async function everywhere(request: AppRequest, read: () => string | undefined): 
 
 async function serviceAfterAwaits(read: () => string | undefined): Promise<string | undefined> {
   await null;
-  await new Promise<void>((resolve) => setTimeout(resolve, 1));
+  await delay(1);
   await Promise.resolve();
   return read();
 }

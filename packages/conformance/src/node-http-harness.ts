@@ -21,8 +21,6 @@ export function nodeHttpHarness(options: NodeHttpHarnessOptions): ConformanceHar
   return {
     ...readers,
     async start(app) {
-      const sendJson = (res: ServerResponse, result: AppResponse) =>
-        res.writeHead(result.status, { 'content-type': 'application/json' }).end(JSON.stringify(result.body));
       const server = http.createServer(
         wrap(
           async (req, res) => {
@@ -35,6 +33,11 @@ export function nodeHttpHarness(options: NodeHttpHarnessOptions): ConformanceHar
       return serveOnLoopback(server);
     },
   };
+}
+
+/** Answers with the suite app's response as JSON: what every harness without a framework reply does. */
+export function sendJson(res: ServerResponse, result: AppResponse): void {
+  res.writeHead(result.status, { 'content-type': 'application/json' }).end(JSON.stringify(result.body));
 }
 
 /**

@@ -43,8 +43,4 @@ export class Observations {
     }
     return this.get(probe, point);
   }
-
-  forget(probe: string): void {
-    this.#byProbe.delete(probe);
-  }
 }

@@ -1,6 +1,6 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { ConformanceHarness, RunningServer } from '../harness.js';
-import { serveOnLoopback } from '../node-http-harness.js';
+import { sendJson, serveOnLoopback } from '../node-http-harness.js';
 
 type Next = (error?: unknown) => void;
 interface ExpressRequest extends IncomingMessage {
@@ -49,18 +49,13 @@ export function expressHarness(options: ExpressHarnessOptions): ConformanceHarne
           return;
         }
         // express 5 would also route a rejection to the error middleware; express 4 would not.
-        result.then((response) => sendJson(res, response.status, response.body), next);
+        result.then((response) => sendJson(res, response), next);
       };
       const onError: ErrorMiddleware = (error, _req, res, _next) => {
-        const response = app.handleError(error);
-        sendJson(res, response.status, response.body);
+        sendJson(res, app.handleError(error));
       };
       server.use(suiteMiddleware, route, onError);
       return serveOnLoopback(http.createServer(server));
     },
   };
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
