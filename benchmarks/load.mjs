@@ -63,9 +63,39 @@ export function serveForBenchmark(server) {
   server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
 }
 
+/**
+ * The whole measurement of one set of variants: each server started in its own process, warmed up, then
+ * `rounds` alternating bursts at full load (req/s) and `rounds` at a fixed rate, 60% of the slowest variant's
+ * warm-up throughput, so that every server keeps up (CPU per request). Stops every server it started.
+ */
+export async function measureLoad(file, argsOf, variants, rounds, burst) {
+  const servers = [];
+  try {
+    for (const variant of variants) servers.push(await startServer(file, argsOf(variant), variant));
+    const warmUp = [];
+    for (const server of servers) warmUp.push((await server.burst({ ...burst, duration: 3 })).rps); // not measured
+    const samples = await alternatingRounds(servers, rounds, burst);
+    const fixedRate = Math.round(Math.min(...warmUp) * 0.6);
+    const cpuSamples = await alternatingRounds(servers, rounds, { ...burst, overallRate: fixedRate });
+    return { samples, cpuSamples, fixedRate };
+  } finally {
+    for (const server of servers) server.stop();
+  }
+}
+
+/** Each round's `metric` of `variant` over that of `over`, in the same round. */
+export function ratios(rounds, variant, metric, over) {
+  return rounds.map((round) => round[variant][metric] / round[over][metric]);
+}
+
 /** `q1-q3` of a list of ratios. */
 export function spread(values) {
   return `${quantile(values, 0.25).toFixed(2)}-${quantile(values, 0.75).toFixed(2)}`;
+}
+
+/** `1.23x (IQR 1.10-1.30)`: a list of per-round ratios as printed in budget lines. */
+export function formatRatio(values) {
+  return `${median(values).toFixed(2)}x (IQR ${spread(values)})`;
 }
 
 /**
@@ -73,15 +103,15 @@ export function spread(values) {
  * with the median and interquartile range of its per-round ratio to `baseline`.
  */
 export function printLoadTable(variants, labels, samples, cpuSamples, baseline) {
-  const ratios = (rounds, variant, metric) => rounds.map((round) => round[variant][metric] / round[baseline][metric]);
-  const width = Math.max(...variants.map((variant) => labels[variant].length));
+  const label = (variant) => labels[variant] ?? variant;
+  const width = Math.max(...variants.map((variant) => label(variant).length));
   console.log(['variant'.padEnd(width), 'req/s'.padStart(7), `vs ${baseline}`.padStart(8), 'IQR'.padStart(11), 'CPU µs/req'.padStart(11), `vs ${baseline}`.padStart(8), 'IQR'.padStart(11)].join('  '));
   for (const variant of variants) {
-    const rps = ratios(samples, variant, 'rps');
-    const cpu = ratios(cpuSamples, variant, 'cpuPerRequest');
+    const rps = ratios(samples, variant, 'rps', baseline);
+    const cpu = ratios(cpuSamples, variant, 'cpuPerRequest', baseline);
     console.log(
       [
-        labels[variant].padEnd(width),
+        label(variant).padEnd(width),
         median(samples.map((round) => round[variant].rps)).toFixed(0).padStart(7),
         `${median(rps).toFixed(2)}x`.padStart(8),
         spread(rps).padStart(11),

@@ -9,9 +9,9 @@
 // printed beside every ratio. A ratio whose interquartile range spans the budget is not a verdict.
 import { fileURLToPath } from 'node:url';
 import { median } from '../harness.mjs';
-import { alternatingRounds, printLoadTable, spread, startServer } from '../load.mjs';
+import { formatRatio, measureLoad, printLoadTable, ratios } from '../load.mjs';
 
-export const frameworkVariants = {
+const frameworkVariants = {
   express: ['bare', 'ambient', 'als', 'cls-rtracer', 'express-http-context'],
   koa: ['bare', 'ambient', 'als'],
   fastify: ['bare', 'ambient', 'request-context'],
@@ -34,35 +34,22 @@ export async function runFrameworks() {
   let withinBudget = true;
   for (const framework of frameworks) {
     const variants = frameworkVariants[framework];
-    const servers = [];
-    try {
-      for (const variant of variants) servers.push(await startServer(serverFile, [framework, variant], variant));
-      const warmUp = [];
-      for (const server of servers) warmUp.push((await server.burst({ ...burst, duration: 3 })).rps); // not measured
-      const samples = await alternatingRounds(servers, rounds, burst);
-      // CPU per request at 60% of the slowest variant's warm-up throughput: every server keeps up.
-      const fixedRate = Math.round(Math.min(...warmUp) * 0.6);
-      const cpuSamples = await alternatingRounds(servers, rounds, { ...burst, overallRate: fixedRate });
-      const ratio = (variant, metric, over = 'bare') => samples.map((round) => round[variant][metric] / round[over][metric]);
-
-      console.log(
-        `\n${framework}, GET /users/:id, Node ${process.version}: ${rounds} alternating rounds of ${burst.duration}-second ` +
-          `bursts, req/s at ${burst.connections} connections, CPU per request at ${fixedRate} req/s; medians ` +
-          `(interquartile range) of per-round ratios to bare`,
-      );
-      printLoadTable(variants, labels, samples, cpuSamples, 'bare');
-      const vsBare = ratio('ambient', 'rps');
-      const checks = [[`Ambient vs bare req/s ${median(vsBare).toFixed(2)}x (IQR ${spread(vsBare)})`, median(vsBare) >= rpsBudget, `>= ${rpsBudget}x`]];
-      for (const peer of variants.filter((variant) => variant !== 'bare' && variant !== 'ambient')) {
-        const vsPeer = ratio('ambient', 'rps', peer);
-        checks.push([`Ambient vs ${labels[peer]} req/s ${median(vsPeer).toFixed(2)}x (IQR ${spread(vsPeer)})`, median(vsPeer) >= 1, '>= 1.00x']);
-      }
-      for (const [text, ok, budget] of checks) {
-        console.log(`budget check: ${text}: ${ok ? `ok (${budget})` : `OVER BUDGET (needs ${budget})`}`);
-        withinBudget &&= ok;
-      }
-    } finally {
-      for (const server of servers) server.stop();
+    const { samples, cpuSamples, fixedRate } = await measureLoad(serverFile, (variant) => [framework, variant], variants, rounds, burst);
+    console.log(
+      `\n${framework}, GET /users/:id, Node ${process.version}: ${rounds} alternating rounds of ${burst.duration}-second ` +
+        `bursts, req/s at ${burst.connections} connections, CPU per request at ${fixedRate} req/s; medians ` +
+        `(interquartile range) of per-round ratios to bare`,
+    );
+    printLoadTable(variants, labels, samples, cpuSamples, 'bare');
+    const vsBare = ratios(samples, 'ambient', 'rps', 'bare');
+    const checks = [[`Ambient vs bare req/s ${formatRatio(vsBare)}`, median(vsBare) >= rpsBudget, `>= ${rpsBudget}x`]];
+    for (const peer of variants.filter((variant) => variant !== 'bare' && variant !== 'ambient')) {
+      const vsPeer = ratios(samples, 'ambient', 'rps', peer);
+      checks.push([`Ambient vs ${labels[peer]} req/s ${formatRatio(vsPeer)}`, median(vsPeer) >= 1, '>= 1.00x']);
+    }
+    for (const [text, ok, budget] of checks) {
+      console.log(`budget check: ${text}: ${ok ? `ok (${budget})` : `OVER BUDGET (needs ${budget})`}`);
+      withinBudget &&= ok;
     }
   }
   return withinBudget;

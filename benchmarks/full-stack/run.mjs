@@ -6,7 +6,7 @@
 // req/s on Node 20, >= 1.1x on Node 24.
 import { fileURLToPath } from 'node:url';
 import { median } from '../harness.mjs';
-import { alternatingRounds, printLoadTable, spread, startServer } from '../load.mjs';
+import { formatRatio, measureLoad, printLoadTable, ratios } from '../load.mjs';
 
 const variants = ['bare', 'peers', 'ambient'];
 const labels = { bare: 'bare express', peers: 'cls-rtracer + mixin + ALS manager', ambient: 'Ambient stack' };
@@ -16,33 +16,20 @@ const serverFile = fileURLToPath(new URL('server.mjs', import.meta.url));
 const budget = Number(process.versions.node.split('.')[0]) >= 24 ? 1.1 : 1.3;
 
 export async function runFullStack() {
-  const servers = [];
-  try {
-    for (const variant of variants) servers.push(await startServer(serverFile, [variant], variant));
-    const warmUp = [];
-    for (const server of servers) warmUp.push((await server.burst({ ...burst, duration: 3 })).rps);
-    const samples = await alternatingRounds(servers, rounds, burst);
-    const fixedRate = Math.round(Math.min(...warmUp) * 0.6);
-    const cpuSamples = await alternatingRounds(servers, rounds, { ...burst, overallRate: fixedRate });
-    const rpsRatio = (variant, over) => samples.map((round) => round[variant].rps / round[over].rps);
-    const cpuRatio = (variant, over) => cpuSamples.map((round) => round[variant].cpuPerRequest / round[over].cpuPerRequest);
-
-    console.log(
-      `\nfull stack (express 5, request id, one pino line, one span), Node ${process.version}: ${rounds} alternating ` +
-        `rounds of 1-second bursts; req/s at ${burst.connections} connections, CPU per request at ${fixedRate} req/s`,
-    );
-    printLoadTable(variants, labels, samples, cpuSamples, 'bare');
-    const vsPeers = rpsRatio('ambient', 'peers');
-    const cpuVsPeers = cpuRatio('ambient', 'peers');
-    const ok = median(vsPeers) >= budget;
-    console.log(
-      `budget check: Ambient stack vs peer stack req/s ${median(vsPeers).toFixed(2)}x (IQR ${spread(vsPeers)}), ` +
-        `CPU per request ${median(cpuVsPeers).toFixed(2)}x: ${ok ? `ok (>= ${budget}x)` : `OVER BUDGET (needs >= ${budget}x)`}`,
-    );
-    return ok;
-  } finally {
-    for (const server of servers) server.stop();
-  }
+  const { samples, cpuSamples, fixedRate } = await measureLoad(serverFile, (variant) => [variant], variants, rounds, burst);
+  console.log(
+    `\nfull stack (express 5, request id, one pino line, one span), Node ${process.version}: ${rounds} alternating ` +
+      `rounds of ${burst.duration}-second bursts; req/s at ${burst.connections} connections, CPU per request at ${fixedRate} req/s`,
+  );
+  printLoadTable(variants, labels, samples, cpuSamples, 'bare');
+  const vsPeers = ratios(samples, 'ambient', 'rps', 'peers');
+  const cpuVsPeers = ratios(cpuSamples, 'ambient', 'cpuPerRequest', 'peers');
+  const ok = median(vsPeers) >= budget;
+  console.log(
+    `budget check: Ambient stack vs peer stack req/s ${formatRatio(vsPeers)}, ` +
+      `CPU per request ${median(cpuVsPeers).toFixed(2)}x: ${ok ? `ok (>= ${budget}x)` : `OVER BUDGET (needs >= ${budget}x)`}`,
+  );
+  return ok;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -17,15 +17,14 @@
 // real request/response objects (scope-cost.mjs), divided by the no-context CPU per request measured here.
 import { fileURLToPath } from 'node:url';
 import { median, quantile } from '../harness.mjs';
-import { alternatingRounds, startServer } from '../load.mjs';
+import { alternatingRounds, printLoadTable, startServer } from '../load.mjs';
 import { measureScopeCost } from './scope-cost.mjs';
 
 const variants = (process.env.BENCH_VARIANTS ?? 'none,als,cls-hooked,ambient').split(',');
 const styles = (process.env.BENCH_STYLES ?? 'callback,async').split(',');
 const throughputRounds = Number(process.env.BENCH_THROUGHPUT_ROUNDS ?? 3);
 const cpuRounds = Number(process.env.BENCH_CPU_ROUNDS ?? 11);
-const burstSeconds = 2;
-const connections = 50;
+const burst = { connections: 50, duration: 2 };
 const fixedRate = 1500;
 const serverFile = fileURLToPath(new URL('server.mjs', import.meta.url));
 
@@ -34,29 +33,20 @@ export async function runHttpSeed() {
   let withinBudget = true;
   for (const style of styles) {
     const servers = [];
-    for (const variant of variants) servers.push(await startServer(serverFile, [variant, style], variant));
     try {
-      for (const server of servers) await server.burst({ connections }); // warm-up, not measured
-      const throughput = await alternatingRounds(servers, throughputRounds, { connections });
-      const cpu = await alternatingRounds(servers, cpuRounds, { connections, overallRate: fixedRate });
-      const rpsRatio = (variant) => median(throughput.map((round) => round[variant].rps / round.none.rps));
-      const cpuRatio = (variant) => median(cpu.map((round) => round[variant].cpuPerRequest / round.none.cpuPerRequest));
-      const overAls = median(cpu.map((round) => (round.ambient.cpuPerRequest - round.als.cpuPerRequest) / round.none.cpuPerRequest));
+      for (const variant of variants) servers.push(await startServer(serverFile, [variant, style], variant));
+      for (const server of servers) await server.burst(burst); // warm-up, not measured
+      const throughput = await alternatingRounds(servers, throughputRounds, burst);
+      const cpu = await alternatingRounds(servers, cpuRounds, { ...burst, overallRate: fixedRate });
 
       console.log(
-        `\nseed workload (${style}), node:http, Node ${process.version}: req/s at ${connections} connections ` +
+        `\nseed workload (${style}), node:http, Node ${process.version}: req/s at ${burst.connections} connections ` +
           `(${throughputRounds} rounds), CPU per request at ${fixedRate} req/s (${cpuRounds} rounds), ` +
-          `${burstSeconds}-second bursts alternating among live servers, medians of per-round ratios`,
+          `${burst.duration}-second bursts alternating among live servers, medians of per-round ratios`,
       );
-      console.log(['variant'.padEnd(12), 'req/s'.padStart(8), 'vs none'.padStart(8), 'CPU µs/req'.padStart(11), 'vs none'.padStart(8)].join('  '));
-      for (const variant of variants) {
-        const rps = median(throughput.map((round) => round[variant].rps));
-        const cpuMicros = median(cpu.map((round) => round[variant].cpuPerRequest));
-        console.log(
-          [variant.padEnd(12), rps.toFixed(0).padStart(8), `${rpsRatio(variant).toFixed(2)}x`.padStart(8), cpuMicros.toFixed(1).padStart(11), `${cpuRatio(variant).toFixed(2)}x`.padStart(8)].join('  '),
-        );
-      }
+      printLoadTable(variants, {}, throughput, cpu, 'none');
       const differences = cpu.map((round) => (round.ambient.cpuPerRequest - round.als.cpuPerRequest) / round.none.cpuPerRequest);
+      const overAls = median(differences);
       const noneMicros = median(cpu.map((round) => round.none.cpuPerRequest));
       const addedNs = scopeCost.scope + (style === 'async' ? scopeCost.rejectionHandler : 0);
       const addedPoints = addedNs / 1000 / noneMicros;
