@@ -5,13 +5,14 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-const files = readdirSync('packages').flatMap((folder) => {
-  const smoke = join('packages', folder, 'test', 'smoke');
-  return existsSync(smoke)
-    ? readdirSync(smoke).filter((name) => name.endsWith('.test.mjs')).map((name) => join(smoke, name))
-    : [];
-});
-files.push(...readdirSync(join('examples', 'test')).filter((name) => name.endsWith('.test.mjs')).map((name) => join('examples', 'test', name)));
+/** The `*.test.mjs` files directly in `dir`, or none where it does not exist. */
+const testsIn = (dir) =>
+  existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.test.mjs')).map((name) => join(dir, name)) : [];
+
+const files = [
+  ...readdirSync('packages').flatMap((folder) => testsIn(join('packages', folder, 'test', 'smoke'))),
+  ...testsIn(join('examples', 'test')),
+];
 if (files.length === 0) {
   console.error('smoke: no test/smoke/*.test.mjs files found');
   process.exit(1);

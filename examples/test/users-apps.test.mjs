@@ -15,17 +15,16 @@ import { createApp as createFastifyApp } from '../fastify-users/app.mjs';
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
+/** express and koa apps both answer listen() with a node:http server. */
+const onNodeHttp = (createApp) => async (deps) => {
+  const server = createApp(deps).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { port: server.address().port, close: () => new Promise((resolve) => server.close(resolve)) };
+};
+
 const frameworks = {
-  async express(deps) {
-    const server = createExpressApp(deps).listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    return { port: server.address().port, close: () => new Promise((resolve) => server.close(resolve)) };
-  },
-  async koa(deps) {
-    const server = createKoaApp(deps).listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    return { port: server.address().port, close: () => new Promise((resolve) => server.close(resolve)) };
-  },
+  express: onNodeHttp(createExpressApp),
+  koa: onNodeHttp(createKoaApp),
   async fastify(deps) {
     const app = await createFastifyApp(deps);
     await app.listen({ port: 0, host: '127.0.0.1' });
