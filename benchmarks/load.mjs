@@ -64,23 +64,36 @@ export function serveForBenchmark(server) {
 }
 
 /**
- * The whole measurement of one set of variants: each server started in its own process, warmed up, then
- * `rounds` alternating bursts at full load (req/s) and `rounds` at a fixed rate, 60% of the slowest variant's
- * warm-up throughput, so that every server keeps up (CPU per request). Stops every server it started.
+ * The whole measurement of one set of variants, in `sessions` sessions (BENCH_SESSIONS, default 3) that
+ * split the `rounds` between them. Each session starts every server in a fresh process, warms it up, then runs
+ * its share of alternating bursts at full load (req/s) and at a fixed rate, 60% of the slowest variant's
+ * warm-up throughput, so that every server keeps up (CPU per request). Fresh processes because one process can
+ * stay a few per cent fast or slow for its whole life (where the JIT and the allocator happened to land): with
+ * one process per variant, that offset is in every round and no number of rounds averages it out.
+ * Stops every server it started.
  */
-export async function measureLoad(file, argsOf, variants, rounds, burst) {
-  const servers = [];
-  try {
-    for (const variant of variants) servers.push(await startServer(file, argsOf(variant), variant));
-    const warmUp = [];
-    for (const server of servers) warmUp.push((await server.burst({ ...burst, duration: 3 })).rps); // not measured
-    const samples = await alternatingRounds(servers, rounds, burst);
-    const fixedRate = Math.round(Math.min(...warmUp) * 0.6);
-    const cpuSamples = await alternatingRounds(servers, rounds, { ...burst, overallRate: fixedRate });
-    return { samples, cpuSamples, fixedRate };
-  } finally {
-    for (const server of servers) server.stop();
+export async function measureLoad(file, argsOf, variants, rounds, burst, sessions = Number(process.env.BENCH_SESSIONS ?? 3)) {
+  const samples = [];
+  const cpuSamples = [];
+  const fixedRates = [];
+  for (let session = 0; session < sessions; session++) {
+    const share = Math.ceil((rounds - samples.length) / (sessions - session));
+    // Started in a rotating order, so that no variant is always the first process on the machine.
+    const order = variants.map((_, i) => variants[(i + session) % variants.length]);
+    const servers = [];
+    try {
+      for (const variant of order) servers.push(await startServer(file, argsOf(variant), variant));
+      const warmUp = [];
+      for (const server of servers) warmUp.push((await server.burst({ ...burst, duration: 3 })).rps); // not measured
+      samples.push(...(await alternatingRounds(servers, share, burst)));
+      const fixedRate = Math.round(Math.min(...warmUp) * 0.6);
+      fixedRates.push(fixedRate);
+      cpuSamples.push(...(await alternatingRounds(servers, share, { ...burst, overallRate: fixedRate })));
+    } finally {
+      for (const server of servers) server.stop();
+    }
   }
+  return { samples, cpuSamples, fixedRate: fixedRates.length === 1 ? `${fixedRates[0]}` : `${Math.min(...fixedRates)}-${Math.max(...fixedRates)}` };
 }
 
 /** Each round's `metric` of `variant` over that of `over`, in the same round. */
