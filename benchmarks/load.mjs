@@ -73,6 +73,10 @@ export function serveForBenchmark(server) {
  * Stops every server it started.
  */
 export async function measureLoad(file, argsOf, variants, rounds, burst, sessions = Number(process.env.BENCH_SESSIONS ?? 3)) {
+  if (!Number.isInteger(sessions) || sessions < 1 || !Number.isInteger(rounds) || rounds < 1) {
+    throw new Error(`measureLoad: BENCH_SESSIONS (${sessions}) and BENCH_ROUNDS (${rounds}) must be positive integers`);
+  }
+  sessions = Math.min(sessions, rounds);
   const samples = [];
   const cpuSamples = [];
   const fixedRates = [];
