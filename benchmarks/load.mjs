@@ -9,13 +9,21 @@ import { once } from 'node:events';
 import autocannon from 'autocannon';
 import { median, quantile } from './harness.mjs';
 
-/** Forks `file` with `args`; resolves once the server in it listens. `variant` names it in the samples. */
-export async function startServer(file, args, variant) {
-  const child = fork(file, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/**
+ * Forks `file` with `args`; resolves once the server in it listens. `variant` names it in the samples.
+ * `execArgv` adds Node flags to the child; with `captureOutput`, its stdout is kept for `output()` instead of
+ * printed (how allocations.mjs reads `--trace-gc`).
+ */
+export async function startServer(file, args, variant, { execArgv = [], captureOutput = false } = {}) {
+  const child = fork(file, args, { execArgv, stdio: ['ignore', captureOutput ? 'pipe' : 'inherit', 'inherit', 'ipc'] });
+  let output = '';
+  if (captureOutput) child.stdout.on('data', (chunk) => (output += chunk));
   const [{ port }] = await once(child, 'message');
   const url = `http://127.0.0.1:${port}`;
   return {
     variant,
+    /** What the child has written to stdout so far (with `captureOutput`). */
+    output: () => output,
     /** One burst of load; returns req/s and the server's CPU µs per request served during it. */
     async burst({ path = '/', connections = 50, duration = 2, ...options } = {}) {
       child.send('start');

@@ -1,11 +1,12 @@
 // `npm run bench`: every benchmark on the running node (scripts/node-matrix.mjs runs this on Node 20 and 24).
 import { runAsyncHop } from './core-async-hop.mjs';
 import { runCoreMicro } from './core-micro.mjs';
+import { runAllocations } from './frameworks/allocations.mjs';
 import { runFrameworks } from './frameworks/run.mjs';
 import { runFullStack } from './full-stack/run.mjs';
 import { runHttpSeed } from './http-seed/run.mjs';
 
-const only = process.env.BENCH_ONLY; // core | http | frameworks | full-stack
+const only = process.env.BENCH_ONLY; // core | http | frameworks | allocations | full-stack
 let withinBudget = true;
 if (only === undefined || only === 'core') {
   withinBudget = runCoreMicro() && withinBudget;
@@ -13,6 +14,7 @@ if (only === undefined || only === 'core') {
 }
 if (only === undefined || only === 'http') withinBudget = (await runHttpSeed()) && withinBudget;
 if (only === undefined || only === 'frameworks') withinBudget = (await runFrameworks()) && withinBudget;
+if (only === undefined || only === 'allocations') await runAllocations();
 if (only === undefined || only === 'full-stack') withinBudget = (await runFullStack()) && withinBudget;
 if (!withinBudget) {
   console.error('\nA budget was missed (see OVER BUDGET above).');

@@ -10,20 +10,8 @@
 import { fileURLToPath } from 'node:url';
 import { median } from '../harness.mjs';
 import { formatRatio, measureLoad, printLoadTable, ratios } from '../load.mjs';
+import { frameworkVariants, labels } from './variants.mjs';
 
-const frameworkVariants = {
-  express: ['bare', 'ambient', 'als', 'cls-rtracer', 'express-http-context'],
-  koa: ['bare', 'ambient', 'als'],
-  fastify: ['bare', 'ambient', 'request-context'],
-};
-const labels = {
-  bare: 'bare',
-  ambient: 'Ambient',
-  als: 'hand-written AsyncLocalStorage',
-  'cls-rtracer': 'cls-rtracer',
-  'express-http-context': 'express-http-context',
-  'request-context': '@fastify/request-context',
-};
 const rounds = Number(process.env.BENCH_ROUNDS ?? 15);
 const frameworks = (process.env.BENCH_FRAMEWORKS ?? 'express,koa,fastify').split(',');
 const serverFile = fileURLToPath(new URL('server.mjs', import.meta.url));
