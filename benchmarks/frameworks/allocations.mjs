@@ -10,7 +10,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { startServer } from '../load.mjs';
-import { frameworkVariants, labels } from './variants.mjs';
+import { frameworkVariants, labels, selectedFrameworks } from './variants.mjs';
 
 const serverFile = fileURLToPath(new URL('server.mjs', import.meta.url));
 const gcFlags = ['--trace-gc', '--max-semi-space-size=1', '--min-semi-space-size=1'];
@@ -40,8 +40,7 @@ async function bytesPerRequest(framework, variant) {
 }
 
 export async function runAllocations() {
-  const frameworks = (process.env.BENCH_FRAMEWORKS ?? 'express,koa,fastify').split(',');
-  for (const framework of frameworks) {
+  for (const framework of selectedFrameworks()) {
     const variants = frameworkVariants[framework];
     console.log(`\n${framework}, GET /users/:id, Node ${process.version}: heap bytes allocated per request (${measuredRequests} requests after ${warmUpRequests} of warm-up)`);
     const bytes = {};

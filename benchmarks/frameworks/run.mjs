@@ -10,17 +10,16 @@
 import { fileURLToPath } from 'node:url';
 import { median } from '../harness.mjs';
 import { formatRatio, measureLoad, printLoadTable, ratios } from '../load.mjs';
-import { frameworkVariants, labels } from './variants.mjs';
+import { frameworkVariants, labels, selectedFrameworks } from './variants.mjs';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 15);
-const frameworks = (process.env.BENCH_FRAMEWORKS ?? 'express,koa,fastify').split(',');
 const serverFile = fileURLToPath(new URL('server.mjs', import.meta.url));
 const burst = { path: '/users/42', connections: 50, duration: 1 };
 const rpsBudget = 0.95;
 
 export async function runFrameworks() {
   let withinBudget = true;
-  for (const framework of frameworks) {
+  for (const framework of selectedFrameworks()) {
     const variants = frameworkVariants[framework];
     const { samples, cpuSamples, fixedRate } = await measureLoad(serverFile, (variant) => [framework, variant], variants, rounds, burst);
     console.log(

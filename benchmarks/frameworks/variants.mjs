@@ -12,3 +12,13 @@ export const labels = {
   'express-http-context': 'express-http-context',
   'request-context': '@fastify/request-context',
 };
+
+/** The frameworks BENCH_FRAMEWORKS names (comma-separated; all three by default), checked against the table above. */
+export function selectedFrameworks() {
+  const names = process.env.BENCH_FRAMEWORKS?.split(',') ?? Object.keys(frameworkVariants);
+  const unknown = names.filter((name) => !Object.hasOwn(frameworkVariants, name));
+  if (unknown.length > 0) {
+    throw new Error(`BENCH_FRAMEWORKS: unknown framework ${unknown.join(', ')}; known: ${Object.keys(frameworkVariants).join(', ')}`);
+  }
+  return names;
+}
