@@ -1,7 +1,7 @@
 // Heap bytes allocated per request on the seed route, by framework and variant (the servers of run.mjs).
 // Unlike req/s and CPU seconds, this does not move with what the rest of this shared VM is doing: the same
-// server gives the same figure to within about 1% (Node 20) and 2.5% (Node 24) from one run to the next. It is
-// no budget, only where the variants differ in work.
+// server gives the same figure to within about 1.5% from one run to the next. It is no budget, only where the
+// variants differ in work.
 //
 // Method: each server runs with `--trace-gc` and a 1 MB young generation, so that a collection happens every
 // few dozen requests. After a warm-up, the heap freed by the collections during a fixed number of requests,
