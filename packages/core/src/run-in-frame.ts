@@ -1,4 +1,4 @@
-import { enterableCopy, runWithFrame, type Frame } from './storage.js';
+import { runWithFrame, storage, type Frame } from './storage.js';
 
 /**
  * Calls `fn` with `thisArg` and `args` inside `frame` (or inside an empty scope when `frame` is undefined),
@@ -7,9 +7,24 @@ import { enterableCopy, runWithFrame, type Frame } from './storage.js';
  */
 export function runInFrame<R>(
   frame: Frame | undefined,
-  fn: (...args: never[]) => R,
+  fn: (...args: never) => R,
   thisArg: unknown,
   args: readonly unknown[],
 ): R {
-  return runWithFrame(enterableCopy(frame), Reflect.apply, fn, thisArg, args) as R;
+  if (frame !== undefined && frame === storage.getStore()) return callInCurrentFrame(frame, fn, thisArg, args);
+  return runWithFrame(frame ?? [], Reflect.apply, fn, thisArg, args) as R;
+}
+
+/**
+ * `frame` is already current, as when Node emits `end` on a request from the request's own `finish`
+ * (node:_http_server, resOnFinish and clearIncoming): nothing to enter. On Node 24 an
+ * AsyncLocalStorage#run costs two AsyncContextFrame copies, one to enter and one to restore, whatever it
+ * enters. Only a Variable#set inside `fn` changes the frame, and like any run() this one ends it.
+ */
+function callInCurrentFrame<R>(frame: Frame, fn: (...args: never) => R, thisArg: unknown, args: readonly unknown[]): R {
+  try {
+    return Reflect.apply(fn, thisArg, args) as R;
+  } finally {
+    if (storage.getStore() !== frame) storage.enterWith(frame);
+  }
 }

@@ -1,5 +1,5 @@
 import { runInFrame } from './run-in-frame.js';
-import { enterableCopy, runWithFrame, storage, type Frame } from './storage.js';
+import { storage, type Frame } from './storage.js';
 import { notAFunction } from './validate.js';
 
 /** The values of every Variable and Context at the moment of construction: TC39 `AsyncContext.Snapshot`'s shape. */
@@ -13,7 +13,7 @@ export class Snapshot {
   /** Calls `fn(...args)` with the captured values; the caller's values are back when it returns or throws. */
   run<R, A extends unknown[]>(fn: (...args: A) => R, ...args: A): R {
     if (typeof fn !== 'function') throw notAFunction('Snapshot#run(fn)', fn);
-    return runWithFrame(enterableCopy(this.#frame), fn, ...args);
+    return runInFrame(this.#frame, fn, undefined, args);
   }
 
   /** `fn`, bound to the values current now: wherever it is called later, it sees these. `this` passes through. */

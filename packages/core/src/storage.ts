@@ -127,13 +127,3 @@ export function frameWith(frame: Frame | undefined, slot: number, value: unknown
   next[slot] = value;
   return next;
 }
-
-/**
- * A frame equal to `frame` that is not the current one. Node's AsyncLocalStorage#run skips its enter and
- * restore when the store passed is identical to the current one (lib/internal/async_local_storage/*.js), so a
- * set() inside would escape that run; entering a distinct array makes every run restore in `finally`.
- */
-export function enterableCopy(frame: Frame | undefined): Frame {
-  if (frame === undefined) return [];
-  return frame === storage.getStore() ? frame.slice() : frame;
-}

@@ -40,6 +40,36 @@ describe('bindEmitter', () => {
     expect(heard).toBeUndefined();
   });
 
+  itFromEveryState('a listener emitted in its own context runs in it, and a set() inside ends with the listener', () => {
+    // The same frame is current at emit (as for Node's own `end` listener on a request): nothing is entered,
+    // so the listener must end the set() itself.
+    const emitter = bindEmitter(new EventEmitter());
+    const heard: string[] = [];
+    variable.run('registration', () => {
+      emitter.on('event', () => {
+        heard.push(variable.get() ?? 'none');
+        variable.set('changed by the listener');
+      });
+      emitter.emit('event');
+      heard.push(variable.get() ?? 'none');
+      expect(() => emitter.emit('event')).not.toThrow();
+      heard.push(variable.get() ?? 'none');
+    });
+    expect(heard).toEqual(['registration', 'registration', 'registration', 'registration']);
+  });
+
+  itFromEveryState('a listener that throws in its own context leaves the context as it was', () => {
+    const emitter = bindEmitter(new EventEmitter());
+    variable.run('registration', () => {
+      emitter.on('event', () => {
+        variable.set('changed before the throw');
+        throw new Error('listener failed');
+      });
+      expect(() => emitter.emit('event')).toThrow('listener failed');
+      expect(variable.get()).toBe('registration');
+    });
+  });
+
   it('listeners keep this, arguments and return values', () => {
     const emitter = bindEmitter(new EventEmitter());
     let seen: unknown[] = [];
