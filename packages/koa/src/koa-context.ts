@@ -25,14 +25,20 @@ export function koaContext(options?: KoaContextOptions): <C extends KoaContextLi
       // It also removes every response header before answering, the echoed request id among them; the
       // error's own `headers` are what it sets back (koa/lib/context.js, onerror).
       const onerror = ctx.onerror;
-      ctx.onerror = Snapshot.wrap(function ambientOnError(this: KoaContextLike, error: unknown) {
-        const requestId = requestContext.get('requestId'); // an error path must not throw: get, not require
-        if (echoHeader !== undefined && requestId !== undefined && error !== null && typeof error === 'object' && Object.isExtensible(error)) {
-          const withHeaders = error as { headers?: Record<string, string> };
-          withHeaders.headers = { ...withHeaders.headers, [echoHeader]: requestId };
-        }
-        onerror.call(this, error);
-      });
+      const scope = new Snapshot();
+      ctx.onerror = function ambientOnError(this: KoaContextLike, error: unknown) {
+        // koa also calls onerror(null) for every response that finishes without an error (on-finished's
+        // callback, koa/lib/application.js handleRequest), and returns at once: no scope to enter for that.
+        if (error === null || error === undefined) return onerror.call(this, error);
+        scope.run(() => {
+          const requestId = requestContext.get('requestId'); // an error path must not throw: get, not require
+          if (echoHeader !== undefined && requestId !== undefined && typeof error === 'object' && Object.isExtensible(error)) {
+            const withHeaders = error as { headers?: Record<string, string> };
+            withHeaders.headers = { ...withHeaders.headers, [echoHeader]: requestId };
+          }
+          onerror.call(this, error);
+        });
+      };
       return next();
     });
   };

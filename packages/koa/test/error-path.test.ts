@@ -50,4 +50,24 @@ describe.each([
       await server.close();
     }
   });
+  it('ctx.onerror(null), as a node-style callback, does nothing and the response goes on', async () => {
+    // koa itself calls it so on every response that finishes without an error (on-finished's callback).
+    const app = new KoaClass();
+    const seenByErrorListener: unknown[] = [];
+    app.on('error', (error) => seenByErrorListener.push(error));
+    app.use(koaContext() as never);
+    app.use(((ctx: { onerror(error: unknown): void; body: unknown }) => {
+      ctx.onerror(null);
+      ctx.onerror(undefined);
+      ctx.body = { requestId: requestContext.get('requestId') };
+    }) as never);
+    const server = await serveOnLoopback(http.createServer(app.callback()));
+    try {
+      const response = await send(server.port, { path: '/', headers: { 'x-request-id': 'koa-null-error' } });
+      expect([response.status, response.headers['x-request-id'], response.json]).toEqual([200, 'koa-null-error', { requestId: 'koa-null-error' }]);
+      expect(seenByErrorListener).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
 });
