@@ -11,20 +11,21 @@ export function runInFrame<R>(
   thisArg: unknown,
   args: readonly unknown[],
 ): R {
-  if (frame !== undefined && frame === storage.getStore()) return callInCurrentFrame(frame, fn, thisArg, args);
+  if (frame === storage.getStore()) return callInCurrentFrame(frame, fn, thisArg, args);
   return runWithFrame(frame ?? [], Reflect.apply, fn, thisArg, args) as R;
 }
 
 /**
- * `frame` is already current, as when Node emits `end` on a request from the request's own `finish`
- * (node:_http_server, resOnFinish and clearIncoming): nothing to enter. On Node 24 an
- * AsyncLocalStorage#run costs two AsyncContextFrame copies, one to enter and one to restore, whatever it
- * enters. Only a Variable#set inside `fn` changes the frame, and like any run() this one ends it.
+ * `frame` is already current (or no frame is, and none was captured), as when Node emits `end` on a request
+ * in the context that its `finish` was emitted in, where it also added the listener (node:_http_server,
+ * resOnFinish and clearIncoming): nothing to enter. On Node 24 an AsyncLocalStorage#run costs two
+ * AsyncContextFrame copies, one to enter and one to restore, whatever it enters. Only a Variable#set inside
+ * `fn` changes the frame, and like any run() this one ends it.
  */
-function callInCurrentFrame<R>(frame: Frame, fn: (...args: never) => R, thisArg: unknown, args: readonly unknown[]): R {
+function callInCurrentFrame<R>(frame: Frame | undefined, fn: (...args: never) => R, thisArg: unknown, args: readonly unknown[]): R {
   try {
     return Reflect.apply(fn, thisArg, args) as R;
   } finally {
-    if (storage.getStore() !== frame) storage.enterWith(frame);
+    if (storage.getStore() !== frame) storage.enterWith(frame as Frame);
   }
 }

@@ -70,6 +70,13 @@ describe('bindEmitter', () => {
     });
   });
 
+  it('a listener added and emitted outside any scope runs as any code there: set() throws ERR_AMBIENT_NO_SCOPE', () => {
+    const emitter = bindEmitter(new EventEmitter());
+    emitter.on('event', () => variable.set('no scope to change'));
+    expectAmbientError(() => emitter.emit('event'), 'ERR_AMBIENT_NO_SCOPE');
+    expect(variable.get()).toBeUndefined();
+  });
+
   it('listeners keep this, arguments and return values', () => {
     const emitter = bindEmitter(new EventEmitter());
     let seen: unknown[] = [];
