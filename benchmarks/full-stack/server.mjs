@@ -1,7 +1,9 @@
 // One server of the full-stack benchmark: express 5 on the seed route with what production adds per request:
 // a request id, one pino line (to /dev/null) and one span (BatchSpanProcessor, an exporter that drops spans).
-//   node server.mjs <bare|peers|ambient>
-//   bare:    express alone: no id, no log line, no span
+//   node server.mjs <bare|no-context|peers|ambient>
+//   bare:       express alone: no id, no log line, no span
+//   no-context: the same log line and span with no context at all: no context manager (spans have no parent),
+//               and a mixin that adds constant ids of the real ids' lengths. No context stack can cost less.
 //   peers:   today's usual stack: cls-rtracer, a pino mixin reading rTracer.id(), AsyncLocalStorageContextManager
 //   ambient: expressContext, correlationMixin, AmbientContextManager
 import http from 'node:http';
@@ -28,7 +30,10 @@ if (variant === 'bare') {
   api.trace.setGlobalTracerProvider(provider);
   const destination = pino.destination({ dest: '/dev/null', sync: true });
   let logger;
-  if (variant === 'peers') {
+  if (variant === 'no-context') {
+    const ids = { requestId: '0190f5a2-7c3e-7d41-8f1a-3b2c4d5e6f70', traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };
+    logger = pino({ mixin: () => ({ ...ids }) }, destination);
+  } else if (variant === 'peers') {
     const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
     const rTracer = require('cls-rtracer');
     api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
