@@ -4,8 +4,8 @@
 //   bare:       express alone: no id, no log line, no span
 //   no-context: the same log line and span with no context at all: no context manager (spans have no parent),
 //               and a mixin that adds constant ids of the real ids' lengths. No context stack can cost less.
-//   peers:   today's usual stack: cls-rtracer, a pino mixin reading rTracer.id(), AsyncLocalStorageContextManager
-//   ambient: expressContext, correlationMixin, AmbientContextManager
+//   peers:      today's usual stack: cls-rtracer, a pino mixin reading rTracer.id(), AsyncLocalStorageContextManager
+//   ambient:    expressContext, correlationMixin, AmbientContextManager
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import { serveForBenchmark } from '../load.mjs';

@@ -1,9 +1,10 @@
 import { runWithFrame, storage, type Frame } from './storage.js';
 
 /**
- * Calls `fn` with `thisArg` and `args` inside `frame` (or inside an empty scope when `frame` is undefined),
- * restoring the caller's frame when it returns or throws. Passing Reflect.apply and its arguments through
- * run() avoids allocating a closure per call.
+ * Calls `fn` with `thisArg` and `args` inside `frame` (captured outside any scope, `frame` is undefined: then
+ * inside an empty scope, or in no scope when none is current either), restoring the caller's frame when it
+ * returns or throws. Passing Reflect.apply and its arguments through run() avoids allocating a closure per
+ * call.
  */
 export function runInFrame<R>(
   frame: Frame | undefined,

@@ -50,6 +50,7 @@ describe.each([
       await server.close();
     }
   });
+
   it('ctx.onerror(null), as a node-style callback, does nothing and the response goes on', async () => {
     // koa itself calls it so on every response that finishes without an error (on-finished's callback).
     const app = new KoaClass();
