@@ -12,7 +12,7 @@ import { median, quantile } from './harness.mjs';
 /**
  * Forks `file` with `args`; resolves once the server in it listens. `variant` names it in the samples.
  * `execArgv` adds Node flags to the child; with `captureOutput`, its stdout is kept for `output()` instead of
- * printed (how allocations.mjs reads `--trace-gc`).
+ * printed (how allocations.mjs reads `--trace-gc-nvp`).
  */
 export async function startServer(file, args, variant, { execArgv = [], captureOutput = false } = {}) {
   const child = fork(file, args, { execArgv, stdio: ['ignore', captureOutput ? 'pipe' : 'inherit', 'inherit', 'ipc'] });
