@@ -67,14 +67,35 @@ export class AmbientContextManager implements ContextManager {
    */
   #bindFunction<F extends AnyFunction>(context: Context, target: F): F {
     const manager = this;
-    const snapshot = requestContext.active ? new Snapshot() : undefined;
-    const bound = function (this: unknown, ...args: unknown[]): unknown {
-      const call = () => manager.with(context, () => target.apply(this, args as Parameters<F>));
-      return snapshot === undefined ? call() : snapshot.run(call);
-    };
+    let bound: (this: unknown, ...args: unknown[]) => unknown;
+    if (requestContext.active) {
+      // One scope entered per call, not two (a Snapshot#run, then a Variable#run inside it): the frame here with
+      // `context` in this manager's slot, captured once. Frames are never changed after they are made, so it is
+      // the frame both runs would have entered. disable() gives the manager a new slot; a function bound before
+      // it recaptures from the outer snapshot, to set the slot the manager now reads.
+      const outer = new Snapshot();
+      let variable = this.#variable;
+      let inner = variable.run(context, captureSnapshot);
+      bound = function (this: unknown, ...args: unknown[]): unknown {
+        if (manager.#variable !== variable) {
+          variable = manager.#variable;
+          inner = outer.run(() => variable.run(context, captureSnapshot));
+        }
+        return inner.run(Reflect.apply, target, this, args);
+      };
+    } else {
+      bound = function (this: unknown, ...args: unknown[]): unknown {
+        return manager.#variable.run(context, Reflect.apply, target, this, args);
+      };
+    }
     Object.defineProperty(bound, 'length', { value: target.length, enumerable: false, configurable: true, writable: false });
     return bound as unknown as F;
   }
+}
+
+/** Called inside a run: the frame that run entered, as a Snapshot. */
+function captureSnapshot(): Snapshot {
+  return new Snapshot();
 }
 
 /**

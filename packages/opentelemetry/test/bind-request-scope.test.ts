@@ -1,0 +1,70 @@
+// What AmbientContextManager's bind() keeps of Ambient's own values, beyond what OpenTelemetry's tests check:
+// requestContext as it was where a function was bound or a listener added, with the bound OpenTelemetry
+// context active (expressjs/body-parser#422, nodejs/node#41285).
+import { EventEmitter } from 'node:events';
+import { ROOT_CONTEXT, createContextKey } from '@opentelemetry/api';
+import { requestContext } from '@ambient/core';
+import { AmbientContextManager } from '@ambient/opentelemetry-context';
+
+const key = createContextKey('bind-request-scope');
+const ctx = ROOT_CONTEXT.setValue(key, 'bound');
+
+describe('AmbientContextManager#bind and requestContext', () => {
+  let manager: AmbientContextManager;
+  beforeEach(() => {
+    manager = new AmbientContextManager().enable();
+  });
+  afterEach(() => {
+    manager.disable();
+  });
+
+  const seen = () => ({ requestId: requestContext.get('requestId'), active: manager.active() });
+
+  it('a function bound inside a request sees that request and the context, wherever it is called', () => {
+    const bound = requestContext.run({ requestId: 'r1' }, () => manager.bind(ctx, seen));
+    expect(bound()).toEqual({ requestId: 'r1', active: ctx });
+    expect(requestContext.run({ requestId: 'r2' }, bound)).toEqual({ requestId: 'r1', active: ctx });
+    expect(seen()).toEqual({ requestId: undefined, active: ROOT_CONTEXT });
+  });
+
+  it('a function bound outside any request keeps its caller’s request and sets only the context', () => {
+    const bound = manager.bind(ctx, seen);
+    expect(requestContext.run({ requestId: 'r2' }, bound)).toEqual({ requestId: 'r2', active: ctx });
+    expect(bound()).toEqual({ requestId: undefined, active: ctx });
+  });
+
+  it('a value set inside the bound function ends with it', () => {
+    const bound = requestContext.run({ requestId: 'r1' }, () =>
+      manager.bind(ctx, () => {
+        requestContext.set('traceId', '4bf92f3577b34da6a3ce929d0e0e4736');
+        return requestContext.get('traceId');
+      }),
+    );
+    expect(bound()).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+    expect(requestContext.run({ requestId: 'r3' }, () => [bound(), requestContext.get('traceId')])).toEqual([
+      '4bf92f3577b34da6a3ce929d0e0e4736',
+      undefined,
+    ]);
+  });
+
+  it('after disable() and enable(), a function bound before still makes its context active', () => {
+    const bound = requestContext.run({ requestId: 'r1' }, () => manager.bind(ctx, seen));
+    expect(bound()).toEqual({ requestId: 'r1', active: ctx });
+    manager.disable();
+    manager.enable();
+    expect(bound()).toEqual({ requestId: 'r1', active: ctx });
+    expect(seen()).toEqual({ requestId: undefined, active: ROOT_CONTEXT });
+  });
+
+  it('an emitter bound before the request opened: a listener added inside it sees that request', () => {
+    const emitter = manager.bind(ctx, new EventEmitter());
+    const results: unknown[] = [];
+    requestContext.run({ requestId: 'r1' }, () => emitter.on('data', () => results.push(seen())));
+    requestContext.run({ requestId: 'r2' }, () => emitter.emit('data'));
+    emitter.emit('data');
+    expect(results).toEqual([
+      { requestId: 'r1', active: ctx },
+      { requestId: 'r1', active: ctx },
+    ]);
+  });
+});
