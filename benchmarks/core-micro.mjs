@@ -9,9 +9,8 @@
 // inline caches go polymorphic once two instances use them; raw run() measured 8 ns alone, 22 ns beside a
 // second instance, on Node 20.) At a few nanoseconds per operation, JIT decisions vary between processes,
 // so the whole measurement runs in several fresh processes and the table reports the median across them.
-import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { alternate, median, printTable, row } from './harness.mjs';
+import { alternate, measureInFreshProcesses, median, printTable, row } from './harness.mjs';
 
 const processes = 5;
 const options = { rounds: 9, iterations: 3_000_000 };
@@ -76,12 +75,7 @@ export function runCoreMicro() {
 }
 
 function measureIn(mode, description) {
-  const results = [];
-  for (let i = 0; i < processes; i++) {
-    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), 'measure', mode], { encoding: 'utf8' });
-    if (child.status !== 0) throw new Error(`core-micro failed: ${child.stderr}`);
-    results.push(JSON.parse(child.stdout));
-  }
+  const results = measureInFreshProcesses(fileURLToPath(import.meta.url), [mode], processes);
   const ns = (group, key) => median(results.map((result) => result[group][key]));
   const rows = [
     row('Variable#get vs AsyncLocalStorage#getStore', ns('reads', 'rawGetStore'), ns('reads', 'variableGet'), 0.8),

@@ -1,4 +1,5 @@
 // Shared by the benchmarks: alternate the variants round by round, take medians, print ratios.
+import { spawnSync } from 'node:child_process';
 
 /** The q-quantile of a list of numbers, interpolating linearly between neighbours. */
 export function quantile(values, q) {
@@ -44,4 +45,19 @@ export function printTable(title, rows) {
   const line = (values) => values.map((value, i) => value.padEnd(widths[i])).join('  ');
   console.log(line(headers));
   for (const cell of cells) console.log(line(cell));
+}
+
+/**
+ * Runs `node file measure ...args` in `count` fresh processes, one after another, and returns what each wrote
+ * to stdout, parsed as JSON. At nanoseconds per operation, JIT decisions vary between processes: a median
+ * across processes is steadier than any one process.
+ */
+export function measureInFreshProcesses(file, args, count) {
+  const results = [];
+  for (let i = 0; i < count; i++) {
+    const child = spawnSync(process.execPath, [file, 'measure', ...args], { encoding: 'utf8' });
+    if (child.status !== 0) throw new Error(`${file} ${args.join(' ')} failed: ${child.stderr}`);
+    results.push(JSON.parse(child.stdout));
+  }
+  return results;
 }

@@ -6,7 +6,7 @@ import http from 'node:http';
 import { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createRequestPolicy, runInRequestScope } from '@ambient/http-context';
-import { alternate, median } from '../harness.mjs';
+import { alternate, measureInFreshProcesses, median } from '../harness.mjs';
 
 const processes = 3;
 
@@ -40,13 +40,7 @@ function measure() {
 
 /** Nanoseconds per request that httpContext adds over raw AsyncLocalStorage: scope entry, and the rejection handler of an async listener. */
 export async function measureScopeCost() {
-  const { spawnSync } = await import('node:child_process');
-  const samples = [];
-  for (let i = 0; i < processes; i++) {
-    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), 'measure'], { encoding: 'utf8' });
-    if (child.status !== 0) throw new Error(child.stderr);
-    samples.push(JSON.parse(child.stdout));
-  }
+  const samples = measureInFreshProcesses(fileURLToPath(import.meta.url), [], processes);
   return { scope: median(samples.map((s) => s.scope)), rejectionHandler: median(samples.map((s) => s.rejectionHandler)) };
 }
 
