@@ -5,13 +5,15 @@ import { runAllocations } from './frameworks/allocations.mjs';
 import { runFrameworks } from './frameworks/run.mjs';
 import { runFullStack } from './full-stack/run.mjs';
 import { runHttpSeed } from './http-seed/run.mjs';
+import { runOpenTelemetryBind } from './opentelemetry-bind.mjs';
 
-const only = process.env.BENCH_ONLY; // core | http | frameworks | allocations | full-stack
+const only = process.env.BENCH_ONLY; // core | opentelemetry | http | frameworks | allocations | full-stack
 let withinBudget = true;
 if (only === undefined || only === 'core') {
   withinBudget = runCoreMicro() && withinBudget;
   runAsyncHop();
 }
+if (only === undefined || only === 'opentelemetry') runOpenTelemetryBind();
 if (only === undefined || only === 'http') withinBudget = (await runHttpSeed()) && withinBudget;
 if (only === undefined || only === 'frameworks') withinBudget = (await runFrameworks()) && withinBudget;
 if (only === undefined || only === 'allocations') await runAllocations();

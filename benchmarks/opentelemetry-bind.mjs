@@ -1,0 +1,71 @@
+// What a function bound by a context manager costs per call, AmbientContextManager against OpenTelemetry's
+// AsyncLocalStorageContextManager. http instrumentation binds every server request and response, so every
+// listener a framework or body parser adds to them afterwards runs through such a function on each event,
+// which arrives from the HTTP parser's or the socket's context (nodejs/node#41285): the calls here come from
+// outside any scope too. No budget; printed as the ops/s ratio, peer over Ambient.
+//
+// Both managers live in one process, alternating round by round, so on Node 20 both pay for two enabled
+// AsyncLocalStorage instances alike; the median across fresh processes (see harness.mjs).
+import { EventEmitter } from 'node:events';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { alternate, measureInFreshProcesses, median, printTable, row } from './harness.mjs';
+
+const processes = 3;
+const options = { rounds: 9, iterations: 300_000 };
+
+async function measure() {
+  const require = createRequire(import.meta.url);
+  const api = require('@opentelemetry/api');
+  const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
+  const { AmbientContextManager } = await import('@ambient/opentelemetry-context');
+  const { requestContext } = await import('@ambient/core');
+  const context = api.ROOT_CONTEXT.setValue(api.createContextKey('benchmark'), 1);
+  const ambient = new AmbientContextManager().enable();
+  const peer = new AsyncLocalStorageContextManager().enable();
+  let sink = 0;
+  const target = (n) => (sink += n);
+  // An emitter bound before the request's scope opened (as http instrumentation binds `req`), with a listener
+  // added inside it (as a body parser adds `data`), emitted from outside.
+  const boundEmitter = (manager) => {
+    const emitter = manager.bind(context, new EventEmitter());
+    requestContext.run({ requestId: 'r' }, () => emitter.on('data', target));
+    return emitter;
+  };
+  const ambientEmitter = boundEmitter(ambient);
+  const peerEmitter = boundEmitter(peer);
+  const ambientInRequest = requestContext.run({ requestId: 'r' }, () => ambient.bind(context, target));
+  const ambientOutside = ambient.bind(context, target);
+  const peerBound = peer.bind(context, target);
+  const ns = alternate(
+    {
+      peerFunction(n) { for (let i = 0; i < n; i++) peerBound(1); },
+      ambientInRequest(n) { for (let i = 0; i < n; i++) ambientInRequest(1); },
+      ambientOutside(n) { for (let i = 0; i < n; i++) ambientOutside(1); },
+      peerEmit(n) { for (let i = 0; i < n; i++) peerEmitter.emit('data', 1); },
+      ambientEmit(n) { for (let i = 0; i < n; i++) ambientEmitter.emit('data', 1); },
+    },
+    options,
+  );
+  if (sink === -1) console.error(sink);
+  process.stdout.write(JSON.stringify(ns));
+}
+
+export function runOpenTelemetryBind() {
+  const results = measureInFreshProcesses(fileURLToPath(import.meta.url), [], processes);
+  const ns = (key) => median(results.map((result) => result[key]));
+  printTable(
+    `bound function calls, AsyncLocalStorageContextManager (baseline) vs AmbientContextManager, Node ${process.version}: ` +
+      `median of ${processes} processes, each the median of ${options.rounds} alternating rounds`,
+    [
+      row('function bound inside a request', ns('peerFunction'), ns('ambientInRequest')),
+      row('function bound outside any request', ns('peerFunction'), ns('ambientOutside')),
+      row('bound emitter, listener added inside a request', ns('peerEmit'), ns('ambientEmit')),
+    ],
+  );
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv[2] === 'measure') await measure();
+  else runOpenTelemetryBind();
+}
