@@ -1,4 +1,5 @@
 import { errors } from './errors.js';
+import { runInFrame } from './run-in-frame.js';
 import * as shared from './storage.js';
 import { notAFunction, readOptions } from './validate.js';
 
@@ -57,6 +58,20 @@ export class Variable<T> {
     if (typeof fn !== 'function') throw notAFunction(`${owner(this.name)}.run(value, fn)`, fn);
     const frame = frameWith(storage.getStore(), this[kSlot], value === undefined ? kUndefined : value);
     return runWithFrame(frame, fn, ...args);
+  }
+
+  /**
+   * `fn`, bound to the values current now with this variable holding `value`: wherever it is called later, it
+   * sees what `run(value, () => Snapshot.wrap(fn))` would have bound, with nothing entered now. `this` and the
+   * arguments pass through.
+   */
+  wrap<F extends (...args: never[]) => unknown>(value: T, fn: F): F {
+    if (typeof fn !== 'function') throw notAFunction(`${owner(this.name)}.wrap(value, fn)`, fn);
+    const frame = frameWith(storage.getStore(), this[kSlot], value === undefined ? kUndefined : value);
+    function wrapped(this: unknown, ...args: unknown[]): unknown {
+      return runInFrame(frame, fn, this, args);
+    }
+    return wrapped as unknown as F;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Variable } from '@ambient/core';
+import { Snapshot, Variable } from '@ambient/core';
 import { delay, expectAmbientError, itFromEveryState } from './helpers/starting-states.js';
 
 describe('Variable', () => {
@@ -77,9 +77,53 @@ describe('Variable', () => {
     });
   });
 
+  itFromEveryState('wrap(value, fn) binds fn to the values current now with value, passing this and arguments', () => {
+    const variable = new Variable<string>();
+    const other = new Variable<string>();
+    const wrapped = other.run('kept', () =>
+      variable.wrap('wrapped', function (this: { prefix: string }, suffix: string) {
+        return `${this.prefix}${variable.get()}:${other.get()}${suffix}`;
+      }),
+    );
+    expect(variable.get()).toBeUndefined(); // nothing was entered by wrap() itself
+    variable.run('caller', () =>
+      other.run('caller', () => {
+        expect(wrapped.call({ prefix: '<' }, '>')).toBe('<wrapped:kept>');
+        expect([variable.get(), other.get()]).toEqual(['caller', 'caller']);
+      }),
+    );
+  });
+
+  itFromEveryState('wrap(value, fn) sees what run(value, () => Snapshot.wrap(fn)) would, later and from another flow', async () => {
+    const variable = new Variable<string | undefined>({ defaultValue: 'default' });
+    const read = () => variable.get();
+    const [wrapped, reference] = variable.run('outer', () => [
+      variable.wrap(undefined, read),
+      variable.run(undefined, () => Snapshot.wrap(read)),
+    ]);
+    const seen = await variable.run('elsewhere', async () => {
+      await delay(1);
+      return [wrapped(), reference()];
+    });
+    expect(seen).toEqual([undefined, undefined]); // undefined hides the outer value and the default, as run(undefined) does
+  });
+
+  itFromEveryState('a wrapped function restores the caller after a throw, and a set() inside ends with it', () => {
+    const variable = new Variable<string>();
+    const throwing = variable.wrap('wrapped', () => {
+      variable.set('changed inside');
+      throw new Error('boom');
+    });
+    variable.run('caller', () => {
+      expect(throwing).toThrow('boom');
+      expect(variable.get()).toBe('caller');
+    });
+  });
+
   it('rejects a non-function callback and bad options with ERR_AMBIENT_INVALID_ARGUMENT', () => {
     const variable = new Variable<string>();
     expectAmbientError(() => variable.run('x', 'not a function' as never), 'ERR_AMBIENT_INVALID_ARGUMENT');
+    expectAmbientError(() => variable.wrap('x', 42 as never), 'ERR_AMBIENT_INVALID_ARGUMENT');
     expectAmbientError(() => new Variable('name' as never), 'ERR_AMBIENT_INVALID_ARGUMENT');
     expectAmbientError(() => new Variable({ name: 5 as never }), 'ERR_AMBIENT_INVALID_ARGUMENT');
     expectAmbientError(() => new Variable(null as never), 'ERR_AMBIENT_INVALID_ARGUMENT');
