@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { INVALID_SPANID, INVALID_TRACEID, ROOT_CONTEXT, trace, type Context, type ContextManager, type SpanContext } from '@opentelemetry/api';
 import { Snapshot, Variable, requestContext, setTraceSource, type ActiveTrace } from '@ambient/core';
 import { bindEmitterToContext } from './bind-emitter.js';
+import { forwardingFunction } from './forwarding-function.js';
 
 type AnyFunction = (...args: never[]) => unknown;
 
@@ -67,35 +68,27 @@ export class AmbientContextManager implements ContextManager {
    */
   #bindFunction<F extends AnyFunction>(context: Context, target: F): F {
     const manager = this;
-    let bound: (this: unknown, ...args: unknown[]) => unknown;
+    let bound: (...args: unknown[]) => unknown;
     if (requestContext.active) {
-      // One scope entered per call, not two (a Snapshot#run, then a Variable#run inside it): the frame here with
-      // `context` in this manager's slot, captured once. Frames are never changed after they are made, so it is
-      // the frame both runs would have entered. disable() gives the manager a new slot; a function bound before
-      // it recaptures from the outer snapshot, to set the slot the manager now reads.
-      const outer = new Snapshot();
+      // One scope entered per call: the values here with `context` in this manager's Variable, bound without
+      // entering anything now (Variable#wrap), where a Snapshot#run with a Variable#run inside it entered two.
+      // disable() gives the manager a new Variable, whose slot that frame does not hold: then bind again, from
+      // the values kept here.
+      const here = new Snapshot();
       let variable = this.#variable;
-      let inner = variable.run(context, captureSnapshot);
-      bound = function (this: unknown, ...args: unknown[]): unknown {
-        if (manager.#variable !== variable) {
-          variable = manager.#variable;
-          inner = outer.run(() => variable.run(context, captureSnapshot));
+      let enter = variable.wrap(context, target);
+      bound = forwardingFunction(target.length, (thisArg, args) => {
+        if (variable !== manager.#variable) {
+          const current = (variable = manager.#variable);
+          enter = here.run(() => current.wrap(context, target));
         }
-        return inner.run(Reflect.apply, target, this, args);
-      };
+        return Reflect.apply(enter, thisArg, args);
+      });
     } else {
-      bound = function (this: unknown, ...args: unknown[]): unknown {
-        return manager.#variable.run(context, Reflect.apply, target, this, args);
-      };
+      bound = forwardingFunction(target.length, (thisArg, args) => manager.#variable.run(context, Reflect.apply, target, thisArg, args));
     }
-    Object.defineProperty(bound, 'length', { value: target.length, enumerable: false, configurable: true, writable: false });
     return bound as unknown as F;
   }
-}
-
-/** Called inside a run: the frame that run entered, as a Snapshot. */
-function captureSnapshot(): Snapshot {
-  return new Snapshot();
 }
 
 /**
