@@ -16,6 +16,14 @@ export function runInFrame<R>(
   return runWithFrame(frame ?? [], Reflect.apply, fn, thisArg, args) as R;
 }
 
+/** `fn`, each call of it run in `frame` (as runInFrame does) with the caller's `this` and arguments. */
+export function wrapInFrame<F extends (...args: never[]) => unknown>(frame: Frame | undefined, fn: F): F {
+  function wrapped(this: unknown, ...args: unknown[]): unknown {
+    return runInFrame(frame, fn, this, args);
+  }
+  return wrapped as unknown as F;
+}
+
 /**
  * `frame` is already current (or no frame is, and none was captured), as when Node emits `end` on a request
  * in the context that its `finish` was emitted in, where it also added the listener (node:_http_server,

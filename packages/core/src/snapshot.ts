@@ -1,4 +1,4 @@
-import { runInFrame } from './run-in-frame.js';
+import { runInFrame, wrapInFrame } from './run-in-frame.js';
 import { storage, type Frame } from './storage.js';
 import { notAFunction } from './validate.js';
 
@@ -19,10 +19,6 @@ export class Snapshot {
   /** `fn`, bound to the values current now: wherever it is called later, it sees these. `this` passes through. */
   static wrap<F extends (...args: never[]) => unknown>(fn: F): F {
     if (typeof fn !== 'function') throw notAFunction('Snapshot.wrap(fn)', fn);
-    const frame = storage.getStore();
-    function wrapped(this: unknown, ...args: unknown[]): unknown {
-      return runInFrame(frame, fn, this, args);
-    }
-    return wrapped as unknown as F;
+    return wrapInFrame(storage.getStore(), fn);
   }
 }

@@ -1,5 +1,5 @@
 import { errors } from './errors.js';
-import { runInFrame } from './run-in-frame.js';
+import { wrapInFrame } from './run-in-frame.js';
 import * as shared from './storage.js';
 import { notAFunction, readOptions } from './validate.js';
 
@@ -67,11 +67,7 @@ export class Variable<T> {
    */
   wrap<F extends (...args: never[]) => unknown>(value: T, fn: F): F {
     if (typeof fn !== 'function') throw notAFunction(`${owner(this.name)}.wrap(value, fn)`, fn);
-    const frame = frameWith(storage.getStore(), this[kSlot], value === undefined ? kUndefined : value);
-    function wrapped(this: unknown, ...args: unknown[]): unknown {
-      return runInFrame(frame, fn, this, args);
-    }
-    return wrapped as unknown as F;
+    return wrapInFrame(frameWith(storage.getStore(), this[kSlot], value === undefined ? kUndefined : value), fn);
   }
 
   /**
