@@ -25,7 +25,11 @@ async function child(variant) {
   else if (variant.startsWith('ambient')) {
     const count = Number(variant.split('-')[1]);
     const values = Array.from({ length: count }, (_, i) => (i % 2 === 0 ? new Variable() : createContext()));
-    ns = await nest((i, fn) => (values[i] instanceof Variable ? values[i].run(i, fn) : values[i].run({ i }, fn)), count, measure);
+    ns = await nest(
+      (i, fn) => (values[i] instanceof Variable ? values[i].run(i, fn) : values[i].run({ i }, fn)),
+      count,
+      measure,
+    );
   } else {
     const count = Number(variant.split('-')[1]);
     const storages = Array.from({ length: count }, () => new AsyncLocalStorage());

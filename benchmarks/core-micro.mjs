@@ -36,9 +36,15 @@ async function measure(beside) {
     context.run({ requestId: 'r' }, () =>
       alternate(
         {
-          rawGetStore(n) { for (let i = 0; i < n; i++) sink = storage.getStore(); },
-          variableGet(n) { for (let i = 0; i < n; i++) sink = variable.get(); },
-          contextGet(n) { for (let i = 0; i < n; i++) sink = context.get('requestId'); },
+          rawGetStore(n) {
+            for (let i = 0; i < n; i++) sink = storage.getStore();
+          },
+          variableGet(n) {
+            for (let i = 0; i < n; i++) sink = variable.get();
+          },
+          contextGet(n) {
+            for (let i = 0; i < n; i++) sink = context.get('requestId');
+          },
         },
         options,
       ),
@@ -47,10 +53,18 @@ async function measure(beside) {
   // Opening a scope from outside any scope, as an adapter does once per request.
   const runs = alternate(
     {
-      rawRun(n) { for (let i = 0; i < n; i++) sink = storage.run(i, noop); },
-      variableRun(n) { for (let i = 0; i < n; i++) sink = variable.run(i, noop); },
-      rawRunObject(n) { for (let i = 0; i < n; i++) sink = storage.run({ requestId: i }, noop); },
-      contextRun(n) { for (let i = 0; i < n; i++) sink = context.run({ requestId: i }, noop); },
+      rawRun(n) {
+        for (let i = 0; i < n; i++) sink = storage.run(i, noop);
+      },
+      variableRun(n) {
+        for (let i = 0; i < n; i++) sink = variable.run(i, noop);
+      },
+      rawRunObject(n) {
+        for (let i = 0; i < n; i++) sink = storage.run({ requestId: i }, noop);
+      },
+      contextRun(n) {
+        for (let i = 0; i < n; i++) sink = context.run({ requestId: i }, noop);
+      },
     },
     options,
   );
@@ -58,8 +72,12 @@ async function measure(beside) {
   const nested = variable.run('outer', () =>
     alternate(
       {
-        rawRun(n) { for (let i = 0; i < n; i++) sink = storage.run(i, noop); },
-        variableRun(n) { for (let i = 0; i < n; i++) sink = variable.run(i, noop); },
+        rawRun(n) {
+          for (let i = 0; i < n; i++) sink = storage.run(i, noop);
+        },
+        variableRun(n) {
+          for (let i = 0; i < n; i++) sink = variable.run(i, noop);
+        },
       },
       options,
     ),

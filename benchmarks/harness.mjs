@@ -33,8 +33,16 @@ export function alternate(variants, { rounds, iterations }) {
 /** One row of a results table: ratio = ops/s of the candidate over ops/s of the baseline. */
 export function row(label, baselineNs, candidateNs, budget) {
   const ratio = baselineNs / candidateNs;
-  const verdict = budget === undefined ? '' : ratio >= budget ? `ok (budget >= ${budget}x)` : `OVER BUDGET (needs >= ${budget}x)`;
-  return { label, baseline: baselineNs.toFixed(1), candidate: candidateNs.toFixed(1), ratio: `${ratio.toFixed(2)}x`, verdict, pass: budget === undefined || ratio >= budget };
+  const verdict =
+    budget === undefined ? '' : ratio >= budget ? `ok (budget >= ${budget}x)` : `OVER BUDGET (needs >= ${budget}x)`;
+  return {
+    label,
+    baseline: baselineNs.toFixed(1),
+    candidate: candidateNs.toFixed(1),
+    ratio: `${ratio.toFixed(2)}x`,
+    verdict,
+    pass: budget === undefined || ratio >= budget,
+  };
 }
 
 export function printTable(title, rows) {

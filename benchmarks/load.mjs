@@ -31,7 +31,8 @@ export async function startServer(file, args, variant, { execArgv = [], captureO
       const result = await autocannon({ url: url + path, connections, duration, ...options });
       child.send('stop');
       const [{ cpuMicros, served }] = await once(child, 'message');
-      if (result.errors > 0 || result.non2xx > 0) throw new Error(`${variant}: ${result.errors} errors, ${result.non2xx} non-2xx responses`);
+      if (result.errors > 0 || result.non2xx > 0)
+        throw new Error(`${variant}: ${result.errors} errors, ${result.non2xx} non-2xx responses`);
       return { rps: result.requests.average, cpuPerRequest: cpuMicros / served };
     },
     stop: () => child.kill(),
@@ -80,7 +81,14 @@ export function serveForBenchmark(server) {
  * one process per variant, that offset is in every round and no number of rounds averages it out.
  * Stops every server it started.
  */
-export async function measureLoad(file, argsOf, variants, rounds, burst, sessions = Number(process.env.BENCH_SESSIONS ?? 3)) {
+export async function measureLoad(
+  file,
+  argsOf,
+  variants,
+  rounds,
+  burst,
+  sessions = Number(process.env.BENCH_SESSIONS ?? 3),
+) {
   if (!Number.isInteger(sessions) || sessions < 1 || !Number.isInteger(rounds) || rounds < 1) {
     throw new Error(`measureLoad: BENCH_SESSIONS (${sessions}) and BENCH_ROUNDS (${rounds}) must be positive integers`);
   }
@@ -105,7 +113,11 @@ export async function measureLoad(file, argsOf, variants, rounds, burst, session
       for (const server of servers) server.stop();
     }
   }
-  return { samples, cpuSamples, fixedRate: fixedRates.length === 1 ? `${fixedRates[0]}` : `${Math.min(...fixedRates)}-${Math.max(...fixedRates)}` };
+  return {
+    samples,
+    cpuSamples,
+    fixedRate: fixedRates.length === 1 ? `${fixedRates[0]}` : `${Math.min(...fixedRates)}-${Math.max(...fixedRates)}`,
+  };
 }
 
 /** Each round's `metric` of `variant` over that of `over`, in the same round. */
@@ -130,17 +142,31 @@ export function formatRatio(values) {
 export function printLoadTable(variants, labels, samples, cpuSamples, baseline) {
   const label = (variant) => labels[variant] ?? variant;
   const width = Math.max(...variants.map((variant) => label(variant).length));
-  console.log(['variant'.padEnd(width), 'req/s'.padStart(7), `vs ${baseline}`.padStart(8), 'IQR'.padStart(11), 'CPU µs/req'.padStart(11), `vs ${baseline}`.padStart(8), 'IQR'.padStart(11)].join('  '));
+  console.log(
+    [
+      'variant'.padEnd(width),
+      'req/s'.padStart(7),
+      `vs ${baseline}`.padStart(8),
+      'IQR'.padStart(11),
+      'CPU µs/req'.padStart(11),
+      `vs ${baseline}`.padStart(8),
+      'IQR'.padStart(11),
+    ].join('  '),
+  );
   for (const variant of variants) {
     const rps = ratios(samples, variant, 'rps', baseline);
     const cpu = ratios(cpuSamples, variant, 'cpuPerRequest', baseline);
     console.log(
       [
         label(variant).padEnd(width),
-        median(samples.map((round) => round[variant].rps)).toFixed(0).padStart(7),
+        median(samples.map((round) => round[variant].rps))
+          .toFixed(0)
+          .padStart(7),
         `${median(rps).toFixed(2)}x`.padStart(8),
         spread(rps).padStart(11),
-        median(cpuSamples.map((round) => round[variant].cpuPerRequest)).toFixed(1).padStart(11),
+        median(cpuSamples.map((round) => round[variant].cpuPerRequest))
+          .toFixed(1)
+          .padStart(11),
         `${median(cpu).toFixed(2)}x`.padStart(8),
         spread(cpu).padStart(11),
       ].join('  '),

@@ -52,11 +52,21 @@ async function measure() {
   const peerBound = peer.bind(context, target);
   const ns = alternate(
     {
-      peerFunction(n) { for (let i = 0; i < n; i++) peerBound(1); },
-      ambientInRequest(n) { for (let i = 0; i < n; i++) ambientInRequest(1); },
-      ambientOutside(n) { for (let i = 0; i < n; i++) ambientOutside(1); },
-      peerEmit(n) { for (let i = 0; i < n; i++) peerEmitter.emit('data', 1); },
-      ambientEmit(n) { for (let i = 0; i < n; i++) ambientEmitter.emit('data', 1); },
+      peerFunction(n) {
+        for (let i = 0; i < n; i++) peerBound(1);
+      },
+      ambientInRequest(n) {
+        for (let i = 0; i < n; i++) ambientInRequest(1);
+      },
+      ambientOutside(n) {
+        for (let i = 0; i < n; i++) ambientOutside(1);
+      },
+      peerEmit(n) {
+        for (let i = 0; i < n; i++) peerEmitter.emit('data', 1);
+      },
+      ambientEmit(n) {
+        for (let i = 0; i < n; i++) ambientEmitter.emit('data', 1);
+      },
       peerBindOnce: bindOnce(peer),
       ambientBindOnce: bindOnce(ambient),
     },

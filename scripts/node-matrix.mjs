@@ -51,7 +51,10 @@ const commands =
   mode === 'test'
     ? // The peers' conformance run (packages/http/test/peers.test.ts) measures other libraries and writes their
       // table; once, on the running node, is enough.
-      [['node_modules/jest/bin/jest.js', '--ci', '--testPathIgnorePatterns', 'peers\\.test\\.ts'], ['scripts/smoke.mjs']]
+      [
+        ['node_modules/jest/bin/jest.js', '--ci', '--testPathIgnorePatterns', 'peers\\.test\\.ts'],
+        ['scripts/smoke.mjs'],
+      ]
     : [['benchmarks/run.mjs']];
 
 const nodes = mode === 'bench' ? [[process.version, process.execPath]] : [];
@@ -67,7 +70,8 @@ for (const version of versions) {
     continue;
   }
   nodes.push([`v${version}`, binary]);
-  if (mode === 'test' && version === '22') nodes.push(['v22 on AsyncContextFrame', binary, '--experimental-async-context-frame']);
+  if (mode === 'test' && version === '22')
+    nodes.push(['v22 on AsyncContextFrame', binary, '--experimental-async-context-frame']);
   if (mode === 'test' && version === '24') nodes.push(['v24 on async_hooks', binary, '--no-async-context-frame']);
 }
 

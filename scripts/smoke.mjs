@@ -7,7 +7,11 @@ import { join } from 'node:path';
 
 /** The `*.test.mjs` files directly in `dir`, or none where it does not exist. */
 const testsIn = (dir) =>
-  existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.test.mjs')).map((name) => join(dir, name)) : [];
+  existsSync(dir)
+    ? readdirSync(dir)
+        .filter((name) => name.endsWith('.test.mjs'))
+        .map((name) => join(dir, name))
+    : [];
 
 const files = [
   ...readdirSync('packages').flatMap((folder) => testsIn(join('packages', folder, 'test', 'smoke'))),

@@ -28,7 +28,10 @@ export function allocatedBytes(text) {
 }
 
 async function bytesPerRequest(framework, variant) {
-  const server = await startServer(serverFile, [framework, variant], variant, { execArgv: gcFlags, captureOutput: true });
+  const server = await startServer(serverFile, [framework, variant], variant, {
+    execArgv: gcFlags,
+    captureOutput: true,
+  });
   try {
     await server.burst({ ...burst, amount: warmUpRequests });
     await sleep(200); // lets the warm-up's last trace lines arrive before the mark
@@ -44,11 +47,15 @@ async function bytesPerRequest(framework, variant) {
 export async function runAllocations() {
   for (const framework of selectedFrameworks()) {
     const variants = frameworkVariants[framework];
-    console.log(`\n${framework}, GET /users/:id, Node ${process.version}: heap bytes allocated per request (${measuredRequests} requests after ${warmUpRequests} of warm-up)`);
+    console.log(
+      `\n${framework}, GET /users/:id, Node ${process.version}: heap bytes allocated per request (${measuredRequests} requests after ${warmUpRequests} of warm-up)`,
+    );
     const bytes = {};
     for (const variant of variants) bytes[variant] = await bytesPerRequest(framework, variant);
     const width = Math.max(...variants.map((variant) => labels[variant].length));
-    console.log(`${'variant'.padEnd(width)}  ${'bytes/req'.padStart(9)}  ${'vs bare'.padStart(8)}  ${'Ambient minus it'.padStart(16)}`);
+    console.log(
+      `${'variant'.padEnd(width)}  ${'bytes/req'.padStart(9)}  ${'vs bare'.padStart(8)}  ${'Ambient minus it'.padStart(16)}`,
+    );
     for (const variant of variants) {
       console.log(
         `${labels[variant].padEnd(width)}  ${bytes[variant].toFixed(0).padStart(9)}  ${`${(bytes[variant] / bytes.bare).toFixed(3)}x`.padStart(8)}  ${(bytes.ambient - bytes[variant]).toFixed(0).padStart(16)}`,

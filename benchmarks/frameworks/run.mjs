@@ -21,7 +21,13 @@ export async function runFrameworks() {
   let withinBudget = true;
   for (const framework of selectedFrameworks()) {
     const variants = frameworkVariants[framework];
-    const { samples, cpuSamples, fixedRate } = await measureLoad(serverFile, (variant) => [framework, variant], variants, rounds, burst);
+    const { samples, cpuSamples, fixedRate } = await measureLoad(
+      serverFile,
+      (variant) => [framework, variant],
+      variants,
+      rounds,
+      burst,
+    );
     console.log(
       `\n${framework}, GET /users/:id, Node ${process.version}: ${rounds} alternating rounds of ${burst.duration}-second ` +
         `bursts, req/s at ${burst.connections} connections, CPU per request at ${fixedRate} req/s; medians ` +

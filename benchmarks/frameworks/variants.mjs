@@ -18,7 +18,9 @@ export function selectedFrameworks() {
   const names = process.env.BENCH_FRAMEWORKS?.split(',') ?? Object.keys(frameworkVariants);
   const unknown = names.filter((name) => !Object.hasOwn(frameworkVariants, name));
   if (unknown.length > 0) {
-    throw new Error(`BENCH_FRAMEWORKS: unknown framework ${unknown.join(', ')}; known: ${Object.keys(frameworkVariants).join(', ')}`);
+    throw new Error(
+      `BENCH_FRAMEWORKS: unknown framework ${unknown.join(', ')}; known: ${Object.keys(frameworkVariants).join(', ')}`,
+    );
   }
   return names;
 }

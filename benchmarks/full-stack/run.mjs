@@ -22,7 +22,13 @@ const serverFile = fileURLToPath(new URL('server.mjs', import.meta.url));
 const budget = Number(process.versions.node.split('.')[0]) >= 24 ? 1.1 : 1.3;
 
 export async function runFullStack() {
-  const { samples, cpuSamples, fixedRate } = await measureLoad(serverFile, (variant) => [variant], variants, rounds, burst);
+  const { samples, cpuSamples, fixedRate } = await measureLoad(
+    serverFile,
+    (variant) => [variant],
+    variants,
+    rounds,
+    burst,
+  );
   console.log(
     `\nfull stack (express 5, request id, one pino line, one span), Node ${process.version}: ${rounds} alternating ` +
       `rounds of ${burst.duration}-second bursts; req/s at ${burst.connections} connections, CPU per request at ${fixedRate} req/s`,
@@ -38,7 +44,9 @@ export async function runFullStack() {
   // What any context stack could reach at best: the same work with the context taken out.
   const ceiling = ratios(samples, 'no-context', 'rps', 'peers');
   const ceilingCpu = ratios(cpuSamples, 'no-context', 'cpuPerRequest', 'peers');
-  console.log(`ceiling: the no-context stack vs peer stack req/s ${formatRatio(ceiling)}, CPU per request ${median(ceilingCpu).toFixed(2)}x`);
+  console.log(
+    `ceiling: the no-context stack vs peer stack req/s ${formatRatio(ceiling)}, CPU per request ${median(ceilingCpu).toFixed(2)}x`,
+  );
   return ok;
 }
 

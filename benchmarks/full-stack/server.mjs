@@ -25,13 +25,21 @@ if (variant === 'bare') {
   const api = require('@opentelemetry/api');
   const { BasicTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base');
   const pino = require('pino');
-  const dropSpans = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {}, forceFlush: async () => {} };
+  const dropSpans = {
+    export: (_spans, done) => done({ code: 0 }),
+    shutdown: async () => {},
+    forceFlush: async () => {},
+  };
   const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropSpans)] });
   api.trace.setGlobalTracerProvider(provider);
   const destination = pino.destination({ dest: '/dev/null', sync: true });
   let logger;
   if (variant === 'no-context') {
-    const ids = { requestId: '0190f5a2-7c3e-7d41-8f1a-3b2c4d5e6f70', traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };
+    const ids = {
+      requestId: '0190f5a2-7c3e-7d41-8f1a-3b2c4d5e6f70',
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      spanId: '00f067aa0ba902b7',
+    };
     logger = pino({ mixin: () => ({ ...ids }) }, destination);
   } else if (variant === 'peers') {
     const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');

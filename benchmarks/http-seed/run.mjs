@@ -45,7 +45,9 @@ export async function runHttpSeed() {
           `${burst.duration}-second bursts alternating among live servers, medians of per-round ratios`,
       );
       printLoadTable(variants, {}, throughput, cpu, 'none');
-      const differences = cpu.map((round) => (round.ambient.cpuPerRequest - round.als.cpuPerRequest) / round.none.cpuPerRequest);
+      const differences = cpu.map(
+        (round) => (round.ambient.cpuPerRequest - round.als.cpuPerRequest) / round.none.cpuPerRequest,
+      );
       const overAls = median(differences);
       const noneMicros = median(cpu.map((round) => round.none.cpuPerRequest));
       const addedNs = scopeCost.scope + (style === 'async' ? scopeCost.rejectionHandler : 0);

@@ -23,11 +23,33 @@ function measure() {
   let sink;
   const ns = alternate(
     {
-      exchangeOnly(n) { for (let i = 0; i < n; i++) sink = newExchange(); },
-      rawAls(n) { for (let i = 0; i < n; i++) { const [req, res] = newExchange(); sink = als.run({ value: i }, noop, req, res); } },
-      httpContextScope(n) { for (let i = 0; i < n; i++) { const [req, res] = newExchange(); sink = runInRequestScope(req, res, policy, noop); } },
-      rejectionHandler(n) { for (let i = 0; i < n; i++) { const [req] = newExchange(); sink = Promise.resolve(req).then(undefined, noop); } },
-      promiseOnly(n) { for (let i = 0; i < n; i++) { const [req] = newExchange(); sink = Promise.resolve(req); } },
+      exchangeOnly(n) {
+        for (let i = 0; i < n; i++) sink = newExchange();
+      },
+      rawAls(n) {
+        for (let i = 0; i < n; i++) {
+          const [req, res] = newExchange();
+          sink = als.run({ value: i }, noop, req, res);
+        }
+      },
+      httpContextScope(n) {
+        for (let i = 0; i < n; i++) {
+          const [req, res] = newExchange();
+          sink = runInRequestScope(req, res, policy, noop);
+        }
+      },
+      rejectionHandler(n) {
+        for (let i = 0; i < n; i++) {
+          const [req] = newExchange();
+          sink = Promise.resolve(req).then(undefined, noop);
+        }
+      },
+      promiseOnly(n) {
+        for (let i = 0; i < n; i++) {
+          const [req] = newExchange();
+          sink = Promise.resolve(req);
+        }
+      },
     },
     { rounds: 9, iterations: 100_000 },
   );
@@ -41,7 +63,11 @@ function measure() {
 /** Nanoseconds per request that httpContext adds over raw AsyncLocalStorage: scope entry, and the rejection handler of an async listener. */
 export async function measureScopeCost() {
   const samples = measureInFreshProcesses(fileURLToPath(import.meta.url), [], processes);
-  return { scope: median(samples.map((s) => s.scope)), rejectionHandler: median(samples.map((s) => s.rejectionHandler)) };
+  return {
+    scope: median(samples.map((s) => s.scope)),
+    rejectionHandler: median(samples.map((s) => s.rejectionHandler)),
+  };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === 'measure') process.stdout.write(JSON.stringify(measure()));
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === 'measure')
+  process.stdout.write(JSON.stringify(measure()));

@@ -45,17 +45,21 @@ const contexts = {
   },
   ambient: () => {
     // httpContext does the request-id work on top: validate or generate (UUIDv7), echo, bind req/res.
-    const wrap = (work) => httpContext((req, res) => {
-      requestContext.set('user', `user-${++counter}`);
-      work(() => requestContext.get('user'), res);
-    });
+    const wrap = (work) =>
+      httpContext((req, res) => {
+        requestContext.set('user', `user-${++counter}`);
+        work(() => requestContext.get('user'), res);
+      });
     return wrap;
   },
 };
 
 const works = {
   callback: (read, res) =>
-    setTimeout(() => readFile(file, (error, content) => (error ? res.destroy(error) : answer(res, read(), content))), 10),
+    setTimeout(
+      () => readFile(file, (error, content) => (error ? res.destroy(error) : answer(res, read(), content))),
+      10,
+    ),
   async: async (read, res) => {
     await sleep(10);
     const content = await readFileAsync(file);

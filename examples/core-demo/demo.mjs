@@ -28,8 +28,18 @@ function handle(jobId, user) {
     log('start of the job');
     boundBus.once('tick', () => log('bound EventEmitter listener'));
     await loadProfile();
-    await new Promise((resolve) => setTimeout(() => { log('setTimeout callback'); resolve(); }, Math.random() * 20));
-    await new Promise((resolve) => setImmediate(() => { log('setImmediate callback'); resolve(); }));
+    await new Promise((resolve) =>
+      setTimeout(() => {
+        log('setTimeout callback');
+        resolve();
+      }, Math.random() * 20),
+    );
+    await new Promise((resolve) =>
+      setImmediate(() => {
+        log('setImmediate callback');
+        resolve();
+      }),
+    );
     const later = new Snapshot();
     requestContext.set('traceId', `trace-of-${jobId}`);
     await Promise.all([loadProfile(), loadProfile()]);
@@ -48,13 +58,18 @@ try {
   requestContext.set('requestId', 'outside any scope');
 } catch (error) {
   if (!(error instanceof AmbientError)) throw error;
-  seen.push({ job: '(none)', user: currentUser.get(), where: `requestContext.set outside a scope threw ${error.code}` });
+  seen.push({
+    job: '(none)',
+    user: currentUser.get(),
+    where: `requestContext.set outside a scope threw ${error.code}`,
+  });
 }
 
 const jobs = [...new Set(seen.map((line) => line.job))];
 for (const job of jobs) {
   console.log(`\n${job}`);
-  for (const line of seen.filter((entry) => entry.job === job)) console.log(`  user=${line.user.padEnd(6)} ${line.where}`);
+  for (const line of seen.filter((entry) => entry.job === job))
+    console.log(`  user=${line.user.padEnd(6)} ${line.where}`);
 }
 console.log('\nfinal values of each job:', JSON.stringify(results));
 

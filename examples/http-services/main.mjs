@@ -42,14 +42,18 @@ const ordersUrl = await listen(orders);
 
 await Promise.all([
   fetch(`${ordersUrl}/orders/1`, { headers: { 'x-request-id': 'client-chose-this' } }),
-  fetch(`${ordersUrl}/orders/2`, { headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } }),
+  fetch(`${ordersUrl}/orders/2`, {
+    headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+  }),
   fetch(`${ordersUrl}/orders/3`, { headers: { 'x-request-id': 'bad id with spaces' } }),
 ]).then((responses) => Promise.all(responses.map((response) => response.text())));
 
 for (const requestId of new Set(lines.map((line) => line.requestId))) {
   console.log(`\nrequest ${requestId}`);
   for (const line of lines.filter((entry) => entry.requestId === requestId)) {
-    console.log(`  ${line.service.padEnd(8)} ${line.traceId ? `trace ${line.traceId.slice(0, 8)}… ` : ''}${line.message}`);
+    console.log(
+      `  ${line.service.padEnd(8)} ${line.traceId ? `trace ${line.traceId.slice(0, 8)}… ` : ''}${line.message}`,
+    );
   }
 }
 const everyRequestSpansBoth = [...new Set(lines.map((line) => line.requestId))].every(

@@ -56,75 +56,94 @@ function logSink() {
 
 const redisUp = await redisReachable();
 if (!redisUp) {
-  if (process.env.CI === 'true') throw new Error(`CI=true but Redis is not reachable at ${redisUrl}: the Redis store tests cannot run`);
+  if (process.env.CI === 'true')
+    throw new Error(`CI=true but Redis is not reachable at ${redisUrl}: the Redis store tests cannot run`);
   console.warn(`\n*** Redis is not reachable at ${redisUrl}: SKIPPING the example apps' Redis store tests ***\n`);
 }
 
 for (const [framework, start] of Object.entries(frameworks)) {
   for (const storeKind of ['memory', 'redis']) {
-    describe(`${framework}-users on the ${storeKind} store`, { skip: storeKind === 'redis' && !redisUp && 'Redis not reachable' }, () => {
-      const { stream, lines } = logSink();
-      const logger = pino({ level: 'debug', mixin: correlationMixin() }, stream);
-      let app;
-      let store;
-      const url = (path) => `http://127.0.0.1:${app.port}${path}`;
+    describe(
+      `${framework}-users on the ${storeKind} store`,
+      { skip: storeKind === 'redis' && !redisUp && 'Redis not reachable' },
+      () => {
+        const { stream, lines } = logSink();
+        const logger = pino({ level: 'debug', mixin: correlationMixin() }, stream);
+        let app;
+        let store;
+        const url = (path) => `http://127.0.0.1:${app.port}${path}`;
 
-      before(async () => {
-        store =
-          storeKind === 'redis'
-            ? await createRedisStore({ logger, url: redisUrl, prefix: `ambient-test:${framework}:${process.pid}:` })
-            : createMemoryStore({ logger });
-        app = await start({ store, logger });
-      });
-      after(async () => {
-        await app?.close();
-        await store?.close();
-      });
+        before(async () => {
+          store =
+            storeKind === 'redis'
+              ? await createRedisStore({ logger, url: redisUrl, prefix: `ambient-test:${framework}:${process.pid}:` })
+              : createMemoryStore({ logger });
+          app = await start({ store, logger });
+        });
+        after(async () => {
+          await app?.close();
+          await store?.close();
+        });
 
-      test('GET /users/:id answers the user, 404 when absent, 400 for a malformed id, 500 on a corrupt record', async () => {
-        const found = await fetch(url('/users/2'));
-        assert.equal(found.status, 200);
-        assert.deepEqual(await found.json(), seedUsers[1]);
-        assert.match(found.headers.get('x-request-id'), /^[0-9a-f]{8}-[0-9a-f]{4}-7/);
+        test('GET /users/:id answers the user, 404 when absent, 400 for a malformed id, 500 on a corrupt record', async () => {
+          const found = await fetch(url('/users/2'));
+          assert.equal(found.status, 200);
+          assert.deepEqual(await found.json(), seedUsers[1]);
+          assert.match(found.headers.get('x-request-id'), /^[0-9a-f]{8}-[0-9a-f]{4}-7/);
 
-        for (const [path, status] of [['/users/99', 404], ['/users/abc', 400], ['/users/0', 400], ['/users/13', 500]]) {
-          const response = await fetch(url(path), { headers: { 'x-request-id': `check-${status}-${path.slice(7)}` } });
-          assert.equal(response.status, status, path);
-          assert.equal((await response.json()).requestId, `check-${status}-${path.slice(7)}`);
-        }
-        const failed = lines.find((line) => line.msg === 'request failed');
-        assert.equal(failed.requestId, 'check-500-13');
-        assert.equal(failed.err.type, 'CorruptRecordError');
-      });
+          for (const [path, status] of [
+            ['/users/99', 404],
+            ['/users/abc', 400],
+            ['/users/0', 400],
+            ['/users/13', 500],
+          ]) {
+            const response = await fetch(url(path), {
+              headers: { 'x-request-id': `check-${status}-${path.slice(7)}` },
+            });
+            assert.equal(response.status, status, path);
+            assert.equal((await response.json()).requestId, `check-${status}-${path.slice(7)}`);
+          }
+          const failed = lines.find((line) => line.msg === 'request failed');
+          assert.equal(failed.requestId, 'check-500-13');
+          assert.equal(failed.err.type, 'CorruptRecordError');
+        });
 
-      test('50 concurrent requests: every line carries its own request id, from middleware, handler and store', async () => {
-        lines.length = 0;
-        const ids = Array.from({ length: 50 }, (_, i) => `burst-${framework}-${i}`);
-        const responses = await Promise.all(
-          ids.map((id, i) => fetch(url(`/users/${(i % seedUsers.length) + 1}`), { headers: { 'x-request-id': id } })),
-        );
-        assert.deepEqual(responses.map((response) => response.headers.get('x-request-id')), ids);
-        await Promise.all(responses.map((response) => response.json()));
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        for (const [i, id] of ids.entries()) {
-          const own = lines.filter((line) => line.requestId === id);
-          assert.deepEqual(own.map((line) => line.msg), ['request received', 'store lookup', 'user found', 'response sent'], id);
-          assert.equal(own[1].id, String((i % seedUsers.length) + 1));
-        }
-        assert.equal(lines.length, ids.length * 4, 'no line without a request id, none with a foreign one');
-      });
+        test('50 concurrent requests: every line carries its own request id, from middleware, handler and store', async () => {
+          lines.length = 0;
+          const ids = Array.from({ length: 50 }, (_, i) => `burst-${framework}-${i}`);
+          const responses = await Promise.all(
+            ids.map((id, i) => fetch(url(`/users/${(i % seedUsers.length) + 1}`), { headers: { 'x-request-id': id } })),
+          );
+          assert.deepEqual(
+            responses.map((response) => response.headers.get('x-request-id')),
+            ids,
+          );
+          await Promise.all(responses.map((response) => response.json()));
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          for (const [i, id] of ids.entries()) {
+            const own = lines.filter((line) => line.requestId === id);
+            assert.deepEqual(
+              own.map((line) => line.msg),
+              ['request received', 'store lookup', 'user found', 'response sent'],
+              id,
+            );
+            assert.equal(own[1].id, String((i % seedUsers.length) + 1));
+          }
+          assert.equal(lines.length, ids.length * 4, 'no line without a request id, none with a foreign one');
+        });
 
-      test('a malicious x-request-id is replaced, never echoed or logged', async () => {
-        lines.length = 0;
-        const malicious = '"><script>alert(1)</script>';
-        const response = await fetch(url('/users/1'), { headers: { 'x-request-id': malicious } });
-        const echoed = response.headers.get('x-request-id');
-        assert.notEqual(echoed, malicious);
-        assert.match(echoed, /^[0-9a-f-]{36}$/);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        assert.ok(lines.length > 0 && lines.every((line) => line.requestId === echoed));
-        assert.ok(!JSON.stringify(lines).includes('<script>'));
-      });
-    });
+        test('a malicious x-request-id is replaced, never echoed or logged', async () => {
+          lines.length = 0;
+          const malicious = '"><script>alert(1)</script>';
+          const response = await fetch(url('/users/1'), { headers: { 'x-request-id': malicious } });
+          const echoed = response.headers.get('x-request-id');
+          assert.notEqual(echoed, malicious);
+          assert.match(echoed, /^[0-9a-f-]{36}$/);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          assert.ok(lines.length > 0 && lines.every((line) => line.requestId === echoed));
+          assert.ok(!JSON.stringify(lines).includes('<script>'));
+        });
+      },
+    );
   }
 }

@@ -73,5 +73,7 @@ export async function createRedisStore({ logger, url, prefix = 'ambient-example:
 
 /** Redis when `redisUrl` (default: the REDIS_URL environment variable) is set, memory otherwise. */
 export function createUsersStore({ logger, redisUrl = process.env.REDIS_URL, ...options }) {
-  return redisUrl ? createRedisStore({ logger, url: redisUrl, ...options }) : Promise.resolve(createMemoryStore({ logger, ...options }));
+  return redisUrl
+    ? createRedisStore({ logger, url: redisUrl, ...options })
+    : Promise.resolve(createMemoryStore({ logger, ...options }));
 }

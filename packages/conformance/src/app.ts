@@ -36,7 +36,11 @@ export function createRetentionTracker(): RetentionTracker {
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export function createConformanceApp(harness: ConformanceHarness, observations: Observations, retention: RetentionTracker): ConformanceApp {
+export function createConformanceApp(
+  harness: ConformanceHarness,
+  observations: Observations,
+  retention: RetentionTracker,
+): ConformanceApp {
   const read = () => harness.readRequestId();
 
   async function route(request: AppRequest, probe: string | undefined): Promise<AppResponse> {
@@ -59,7 +63,11 @@ export function createConformanceApp(harness: ConformanceHarness, observations: 
         const seenAtHandler = read();
         if (request.body !== undefined) return ok({ body: request.body, parsedBy: 'framework', seen: [seenAtHandler] });
         const raw = await readBodyWithListeners(request.req, read);
-        return ok({ body: parseBody(request.req, raw.text), parsedBy: 'listeners', seen: [seenAtHandler, ...raw.seen] });
+        return ok({
+          body: parseBody(request.req, raw.text),
+          parsedBy: 'listeners',
+          seen: [seenAtHandler, ...raw.seen],
+        });
       }
       case '/values':
         return ok({
@@ -80,6 +88,7 @@ export function createConformanceApp(harness: ConformanceHarness, observations: 
         harness.setValue?.('marker', marker);
         retention.registry.register(marker, null);
         retention.created++;
+        // eslint-disable-next-line @typescript-eslint/await-thenable -- awaiting a plain value is a hop under test
         await null;
         return ok({ requestId: read() });
       }
@@ -111,7 +120,10 @@ export function createConformanceApp(harness: ConformanceHarness, observations: 
     handleError(error) {
       const probe = error instanceof RouteError ? error.probe : undefined;
       observations.record(probe, 'error', read());
-      return { status: 500, body: { error: error instanceof Error ? error.message : String(error), requestId: read() } };
+      return {
+        status: 500,
+        body: { error: error instanceof Error ? error.message : String(error), requestId: read() },
+      };
     },
   };
 }
@@ -138,7 +150,9 @@ async function everywhere(request: AppRequest, read: () => string | undefined): 
     emitter.once('ready', () => resolve(read()));
     setImmediate(() => emitter.emit('ready'));
   });
-  seen.fsCallback = await new Promise((resolve, reject) => stat(process.cwd(), (error) => (error ? reject(error) : resolve(read()))));
+  seen.fsCallback = await new Promise((resolve, reject) =>
+    stat(process.cwd(), (error) => (error ? reject(error) : resolve(read()))),
+  );
   seen.thenable = await {
     then(resolve: (value: unknown) => void) {
       setTimeout(() => resolve(read()), 1);
@@ -148,6 +162,7 @@ async function everywhere(request: AppRequest, read: () => string | undefined): 
 }
 
 async function serviceAfterAwaits(read: () => string | undefined): Promise<string | undefined> {
+  // eslint-disable-next-line @typescript-eslint/await-thenable -- awaiting a plain value is a hop under test
   await null;
   await delay(1);
   await Promise.resolve();
@@ -155,7 +170,10 @@ async function serviceAfterAwaits(read: () => string | undefined): Promise<strin
 }
 
 /** The callback-style body read that loses context in every peer: `req.on('data')`, `req.on('end')`. */
-function readBodyWithListeners(req: IncomingMessage, read: () => string | undefined): Promise<{ text: string; seen: unknown[] }> {
+function readBodyWithListeners(
+  req: IncomingMessage,
+  read: () => string | undefined,
+): Promise<{ text: string; seen: unknown[] }> {
   return new Promise((resolve, reject) => {
     if (req.readableEnded) {
       resolve({ text: '', seen: [read()] });

@@ -20,9 +20,9 @@ export interface CaseContext {
   readonly observations: Observations;
   readonly retention: RetentionTracker;
   /** The port of a server started with this body-parser placement (started once, then reused). */
-  server(bodyParser?: BodyParserPlacement): Promise<number>;
+  readonly server: (bodyParser?: BodyParserPlacement) => Promise<number>;
   /** A fresh probe token for `x-conformance-probe`. */
-  probe(): string;
+  readonly probe: () => string;
 }
 
 /** The request id the response echoed; fails when there is none. */

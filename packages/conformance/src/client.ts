@@ -34,7 +34,8 @@ export function send(port: number, spec: ClientRequestSpec): Promise<ClientRespo
       method: spec.method ?? 'GET',
       path: spec.path,
       // In the array form Node adds no Host header, which HTTP/1.1 servers must answer with 400.
-      headers: (Array.isArray(spec.headers) && !spec.headers.some((name, i) => i % 2 === 0 && name.toLowerCase() === 'host')
+      headers: (isHeaderList(spec.headers) &&
+      !spec.headers.some((name, i) => i % 2 === 0 && name.toLowerCase() === 'host')
         ? ['host', `127.0.0.1:${port}`, ...spec.headers]
         : spec.headers) as OutgoingHttpHeaders,
       agent: spec.agent ?? false,
@@ -61,8 +62,13 @@ export function send(port: number, spec: ClientRequestSpec): Promise<ClientRespo
       response.on('error', reject);
     });
     request.on('error', reject);
-    request.setTimeout(spec.timeoutMs ?? 10_000, () => request.destroy(new Error(`no response to ${spec.method ?? 'GET'} ${spec.path} within ${spec.timeoutMs ?? 10_000} ms`)));
-    if (spec.abortAfterMs !== undefined) setTimeout(() => request.destroy(new Error('aborted by the client')), spec.abortAfterMs);
+    request.setTimeout(spec.timeoutMs ?? 10_000, () =>
+      request.destroy(
+        new Error(`no response to ${spec.method ?? 'GET'} ${spec.path} within ${spec.timeoutMs ?? 10_000} ms`),
+      ),
+    );
+    if (spec.abortAfterMs !== undefined)
+      setTimeout(() => request.destroy(new Error('aborted by the client')), spec.abortAfterMs);
     const body = spec.body ?? [];
     if (spec.bodyDelayMs === undefined) {
       for (const chunk of body) request.write(chunk);
@@ -94,7 +100,11 @@ export function sendRaw(port: number, raw: string | Buffer, timeoutMs = 2000): P
 }
 
 /** Runs `count` tasks, at most `concurrency` at a time, and returns their results in order. */
-export async function inParallel<T>(count: number, concurrency: number, task: (index: number) => Promise<T>): Promise<T[]> {
+export async function inParallel<T>(
+  count: number,
+  concurrency: number,
+  task: (index: number) => Promise<T>,
+): Promise<T[]> {
   const results = new Array<T>(count);
   let next = 0;
   async function worker(): Promise<void> {
@@ -105,4 +115,9 @@ export async function inParallel<T>(count: number, concurrency: number, task: (i
   }
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
   return results;
+}
+
+/** `Array.isArray` narrows a readonly array to `any[]` (microsoft/TypeScript#17002). */
+function isHeaderList(headers: ClientRequestSpec['headers']): headers is readonly string[] {
+  return Array.isArray(headers);
 }

@@ -9,10 +9,10 @@ export interface NodeHttpHarnessOptions extends Omit<ConformanceHarness, 'start'
    * with what a route threw; hand the error to `onError` from the library's own error path, inside the
    * request's context (as an onError option, or a `.catch` within the library's scope).
    */
-  wrap(
+  readonly wrap: (
     listener: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
     onError: (error: unknown, req: IncomingMessage, res: ServerResponse) => void,
-  ): Listener;
+  ) => Listener;
 }
 
 /** A harness for libraries that wrap a plain `node:http` request listener (no framework, no body parser). */

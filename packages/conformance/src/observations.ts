@@ -12,7 +12,7 @@ export class Observations {
   record(probe: string | undefined, point: string, value: unknown): void {
     if (probe === undefined) return;
     let points = this.#byProbe.get(probe);
-    if (points === undefined) this.#byProbe.set(probe, (points = new Map()));
+    if (points === undefined) this.#byProbe.set(probe, (points = new Map<string, unknown>()));
     points.set(point, value);
     for (const wake of this.#waiters) wake();
   }

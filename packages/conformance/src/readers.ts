@@ -10,7 +10,9 @@ export interface KeyValueContext {
  * The harness readers for a library whose request store holds `requestId`, `traceId` and `spanId` under
  * those names, and takes other values by key: `readersFor(requestContext)`.
  */
-export function readersFor(context: KeyValueContext): Pick<ConformanceHarness, 'readRequestId' | 'readTrace' | 'setValue' | 'getValue'> {
+export function readersFor(
+  context: KeyValueContext,
+): Pick<ConformanceHarness, 'readRequestId' | 'readTrace' | 'setValue' | 'getValue'> {
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   return {
     readRequestId: () => text(context.get('requestId')),

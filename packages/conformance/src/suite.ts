@@ -46,14 +46,15 @@ function createSession(harness: ConformanceHarness): { context: CaseContext; clo
     context,
     async close() {
       const started = await Promise.allSettled(servers.values());
-      await Promise.all(started.map((result) => (result.status === 'fulfilled' ? result.value.close() : undefined)));
+      await Promise.all(started.flatMap((result) => (result.status === 'fulfilled' ? [result.value.close()] : [])));
     },
   };
 }
 
 function missingCapability(harness: ConformanceHarness, testCase: ConformanceCase): string | undefined {
   for (const need of testCase.needs ?? []) {
-    if (need === 'setValue' && (harness.setValue === undefined || harness.getValue === undefined)) return 'setValue/getValue';
+    if (need === 'setValue' && (harness.setValue === undefined || harness.getValue === undefined))
+      return 'setValue/getValue';
     if (need === 'readTrace' && harness.readTrace === undefined) return 'readTrace';
   }
   return undefined;
@@ -106,15 +107,30 @@ export async function runConformance(harness: ConformanceHarness): Promise<CaseR
       const started = Date.now();
       const missing = missingCapability(harness, testCase);
       if (missing !== undefined) {
-        results.push({ id: testCase.id, title: testCase.title, outcome: 'unsupported', detail: `no ${missing}`, durationMs: 0 });
+        results.push({
+          id: testCase.id,
+          title: testCase.title,
+          outcome: 'unsupported',
+          detail: `no ${missing}`,
+          durationMs: 0,
+        });
         continue;
       }
       try {
         await withTimeout(testCase.run(session.context), testCase.timeoutMs, testCase.id);
         results.push({ id: testCase.id, title: testCase.title, outcome: 'pass', durationMs: Date.now() - started });
       } catch (error) {
-        const detail = (error instanceof Error ? error.message : String(error)).split('\n')[0]?.replace(/^AssertionError \[ERR_ASSERTION\]: /, '') ?? '';
-        results.push({ id: testCase.id, title: testCase.title, outcome: 'fail', detail, durationMs: Date.now() - started });
+        const detail =
+          (error instanceof Error ? error.message : String(error))
+            .split('\n')[0]
+            ?.replace(/^AssertionError \[ERR_ASSERTION\]: /, '') ?? '';
+        results.push({
+          id: testCase.id,
+          title: testCase.title,
+          outcome: 'fail',
+          detail,
+          durationMs: Date.now() - started,
+        });
       }
     }
   } finally {

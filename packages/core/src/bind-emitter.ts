@@ -48,13 +48,21 @@ export function bindEmitter<E extends EventEmitter>(emitter: E): E {
  */
 export function bindEmitterPrototype(prototype: object): void {
   if (!isEmitter(prototype)) {
-    throw errors.invalidArgument('bindEmitterPrototype(prototype)', 'an EventEmitter prototype (an object with on/addListener/removeListener)', prototype);
+    throw errors.invalidArgument(
+      'bindEmitterPrototype(prototype)',
+      'an EventEmitter prototype (an object with on/addListener/removeListener)',
+      prototype,
+    );
   }
   if (Object.prototype.hasOwnProperty.call(prototype, kBound)) return;
   // The methods it inherited so far, looked up on its own prototype at each call, so that a later patch up the
   // chain (an APM agent's) still runs; or the ones it has of its own, if any.
-  const originals: ListenerMethods = hasOwnListenerMethods(prototype as EventEmitter)
-    ? { on: (prototype as BoundEmitter).on, addListener: (prototype as BoundEmitter).addListener, prependListener: (prototype as BoundEmitter).prependListener }
+  const originals: ListenerMethods = hasOwnListenerMethods(prototype)
+    ? {
+        on: (prototype as BoundEmitter).on,
+        addListener: (prototype as BoundEmitter).addListener,
+        prependListener: (prototype as BoundEmitter).prependListener,
+      }
     : (Object.getPrototypeOf(prototype) as ListenerMethods);
   // Methods of its own that close over the originals: the shared ones look the originals up on the emitter
   // (under kOriginals), which on an express request walks a dictionary-mode object first (1.4 µs per request
@@ -99,7 +107,12 @@ interface BoundEmitter extends ListenerMethods {
 function hasOwnListenerMethods(emitter: EventEmitter): boolean {
   const prototype = Object.getPrototypeOf(emitter) as ListenerMethods | null;
   const own = emitter as unknown as ListenerMethods;
-  return prototype === null || own.on !== prototype.on || own.addListener !== prototype.addListener || own.prependListener !== prototype.prependListener;
+  return (
+    prototype === null ||
+    own.on !== prototype.on ||
+    own.addListener !== prototype.addListener ||
+    own.prependListener !== prototype.prependListener
+  );
 }
 
 function originalsOf(emitter: BoundEmitter): ListenerMethods {
@@ -121,10 +134,18 @@ function boundMethods(originalsFor: (emitter: BoundEmitter) => ListenerMethods):
       return originalsFor(this as unknown as BoundEmitter).prependListener.call(this, event, bindListener(listener));
     },
     once(event, listener) {
-      return originalsFor(this as unknown as BoundEmitter).on.call(this, event, bindOnceListener(this, event, listener));
+      return originalsFor(this as unknown as BoundEmitter).on.call(
+        this,
+        event,
+        bindOnceListener(this, event, listener),
+      );
     },
     prependOnceListener(event, listener) {
-      return originalsFor(this as unknown as BoundEmitter).prependListener.call(this, event, bindOnceListener(this, event, listener));
+      return originalsFor(this as unknown as BoundEmitter).prependListener.call(
+        this,
+        event,
+        bindOnceListener(this, event, listener),
+      );
     },
   };
 }

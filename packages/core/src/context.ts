@@ -71,7 +71,7 @@ export class ScopedContext<S extends object> implements Context<S> {
   require<K extends keyof S>(key: K): S[K] {
     const value = this.#scope('require')[key];
     if (value === undefined) throw errors.missingValue(this.name, String(key));
-    return value as S[K];
+    return value;
   }
 
   set<K extends keyof S>(key: K, value: S[K]): void {

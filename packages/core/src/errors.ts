@@ -6,10 +6,7 @@
 const kAmbientError = Symbol.for('@ambient/core.error');
 
 export type AmbientErrorCode =
-  | 'ERR_AMBIENT_NO_SCOPE'
-  | 'ERR_AMBIENT_MISSING_VALUE'
-  | 'ERR_AMBIENT_INVALID_ARGUMENT'
-  | 'ERR_AMBIENT_SET_UNSUPPORTED';
+  'ERR_AMBIENT_NO_SCOPE' | 'ERR_AMBIENT_MISSING_VALUE' | 'ERR_AMBIENT_INVALID_ARGUMENT' | 'ERR_AMBIENT_SET_UNSUPPORTED';
 
 /**
  * The one error class of every Ambient package. Each package keeps its own table of codes (this file is
@@ -81,6 +78,8 @@ export function describeValue(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'function') return 'a function';
   if (typeof value === 'object') return 'an object';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (typeof value === 'string')
+    return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects and functions returned above
   return `${typeof value} ${String(value)}`;
 }

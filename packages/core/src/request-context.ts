@@ -1,6 +1,6 @@
 import { ScopedContext, type Context } from './context.js';
 import { sharedSingleton } from './storage.js';
-import { currentTraceSource } from './trace-source.js';
+import { currentTraceSource, type ActiveTrace } from './trace-source.js';
 
 /**
  * What every adapter puts in a request's scope. Add your own fields by augmentation:
@@ -24,13 +24,17 @@ class RequestContext extends ScopedContext<RequestStore> {
     if (key !== 'traceId' && key !== 'spanId') return value;
     const source = currentTraceSource();
     if (source === undefined || !this.active) return value;
-    return (source()?.[key as 'traceId' | 'spanId'] ?? value) as RequestStore[K] | undefined;
+    const trace = source();
+    if (trace === undefined) return value;
+    // tsc needs both assertions (K is narrowed for the check, not for indexing); the linter sees them as no-ops.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
+    return trace[key as keyof ActiveTrace] as RequestStore[K];
   }
 
   override require<K extends keyof RequestStore>(key: K): RequestStore[K] {
     if (key === 'traceId' || key === 'spanId') {
       const value = this.get(key);
-      if (value !== undefined) return value as RequestStore[K];
+      if (value !== undefined) return value;
     }
     return super.require(key);
   }
@@ -48,4 +52,7 @@ class RequestContext extends ScopedContext<RequestStore> {
  * The context every HTTP adapter opens and every consumer (loggers, tracers, your code) reads. One object per
  * process, shared by the ESM and CJS builds and by duplicate installs of @ambient/core.
  */
-export const requestContext: Context<RequestStore> = sharedSingleton('requestContext', () => new RequestContext('requestContext'));
+export const requestContext: Context<RequestStore> = sharedSingleton(
+  'requestContext',
+  () => new RequestContext('requestContext'),
+);

@@ -31,7 +31,12 @@ export function wrapInFrame<F extends (...args: never[]) => unknown>(frame: Fram
  * AsyncContextFrame copies, one to enter and one to restore, whatever it enters. Only a Variable#set inside
  * `fn` changes the frame, and like any run() this one ends it.
  */
-function callInCurrentFrame<R>(frame: Frame | undefined, fn: (...args: never) => R, thisArg: unknown, args: readonly unknown[]): R {
+function callInCurrentFrame<R>(
+  frame: Frame | undefined,
+  fn: (...args: never) => R,
+  thisArg: unknown,
+  args: readonly unknown[],
+): R {
   try {
     return Reflect.apply(fn, thisArg, args) as R;
   } finally {

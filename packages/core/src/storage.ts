@@ -78,7 +78,13 @@ function createRegistry(): Registry {
       throw errors.setUnsupported('Variable');
     },
   };
-  return { backend: 'AsyncContext', storage, runWithFrame: storage.run, nextSlot: 0, shared: new Map() };
+  return {
+    backend: 'AsyncContext',
+    storage,
+    runWithFrame: (frame, fn, ...args) => cell.run(frame, fn, ...args),
+    nextSlot: 0,
+    shared: new Map(),
+  };
 }
 
 /**

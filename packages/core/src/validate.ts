@@ -18,5 +18,5 @@ export function readOptions<O extends object>(options: unknown, where: string): 
   if (name !== undefined && typeof name !== 'string') {
     throw errors.invalidArgument(`${where}: options.name`, 'a string', name);
   }
-  return options as Partial<O>;
+  return options;
 }

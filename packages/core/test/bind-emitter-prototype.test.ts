@@ -29,8 +29,14 @@ describe('bindEmitterPrototype', () => {
         emitter.emit('event');
       });
       expect(heard).toEqual([
-        'prependOnce:registration', 'prepend:registration', 'registration', 'once:registration', 'add:registration',
-        'prepend:registration', 'registration', 'add:registration',
+        'prependOnce:registration',
+        'prepend:registration',
+        'registration',
+        'once:registration',
+        'add:registration',
+        'prepend:registration',
+        'registration',
+        'add:registration',
       ]);
       expect(Object.keys(emitter)).not.toContain('on');
     }

@@ -40,23 +40,26 @@ describe('bindEmitter', () => {
     expect(heard).toBeUndefined();
   });
 
-  itFromEveryState('a listener emitted in its own context runs in it, and a set() inside ends with the listener', () => {
-    // The same frame is current at emit (as for Node's own `end` listener on a request): nothing is entered,
-    // so the listener must end the set() itself.
-    const emitter = bindEmitter(new EventEmitter());
-    const heard: string[] = [];
-    variable.run('registration', () => {
-      emitter.on('event', () => {
+  itFromEveryState(
+    'a listener emitted in its own context runs in it, and a set() inside ends with the listener',
+    () => {
+      // The same frame is current at emit (as for Node's own `end` listener on a request): nothing is entered,
+      // so the listener must end the set() itself.
+      const emitter = bindEmitter(new EventEmitter());
+      const heard: string[] = [];
+      variable.run('registration', () => {
+        emitter.on('event', () => {
+          heard.push(variable.get() ?? 'none');
+          variable.set('changed by the listener');
+        });
+        emitter.emit('event');
         heard.push(variable.get() ?? 'none');
-        variable.set('changed by the listener');
+        expect(() => emitter.emit('event')).not.toThrow();
+        heard.push(variable.get() ?? 'none');
       });
-      emitter.emit('event');
-      heard.push(variable.get() ?? 'none');
-      expect(() => emitter.emit('event')).not.toThrow();
-      heard.push(variable.get() ?? 'none');
-    });
-    expect(heard).toEqual(['registration', 'registration', 'registration', 'registration']);
-  });
+      expect(heard).toEqual(['registration', 'registration', 'registration', 'registration']);
+    },
+  );
 
   itFromEveryState('a listener that throws in its own context leaves the context as it was', () => {
     const emitter = bindEmitter(new EventEmitter());
@@ -140,7 +143,10 @@ describe('bindEmitter', () => {
     emitter.on('newListener', (_event, added) => reported.push(['new', added]));
     emitter.on('event', listener);
     emitter.off('event', listener);
-    expect(reported).toEqual([['new', listener], ['removed', listener]]);
+    expect(reported).toEqual([
+      ['new', listener],
+      ['removed', listener],
+    ]);
   });
 
   it('a once listener fires once even when it emits the same event again', () => {
@@ -160,7 +166,14 @@ describe('bindEmitter', () => {
     const keysBefore = Object.keys(emitter);
     expect(bindEmitter(emitter)).toBe(emitter);
     expect(bindEmitter(emitter)).toBe(emitter);
-    expect(Object.keys(emitter)).toEqual([...keysBefore, 'on', 'addListener', 'prependListener', 'once', 'prependOnceListener']);
+    expect(Object.keys(emitter)).toEqual([
+      ...keysBefore,
+      'on',
+      'addListener',
+      'prependListener',
+      'once',
+      'prependOnceListener',
+    ]);
     let calls = 0;
     emitter.on('event', () => calls++);
     emitter.emit('event');
@@ -184,7 +197,9 @@ describe('bindEmitter', () => {
 
   it('leaves invalid listeners to EventEmitter, which rejects them with its own error', () => {
     const emitter = bindEmitter(new EventEmitter());
-    expect(() => emitter.on('event', 'not a function' as never)).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_TYPE' }));
+    expect(() => emitter.on('event', 'not a function' as never)).toThrow(
+      expect.objectContaining({ code: 'ERR_INVALID_ARG_TYPE' }),
+    );
   });
 
   it('rejects what is not an EventEmitter with ERR_AMBIENT_INVALID_ARGUMENT', () => {

@@ -29,14 +29,18 @@ describe('createContext', () => {
   });
 
   itFromEveryState('run opens a scope with the given values, passes args and returns the result', () => {
-    const result = context.run({ requestId: 'r1' }, (suffix: string) => {
-      expect(context.active).toBe(true);
-      expect(context.get('requestId')).toBe('r1');
-      expect(context.require('requestId')).toBe('r1');
-      expect(context.has('requestId')).toBe(true);
-      expect(context.has('user')).toBe(false);
-      return `done${suffix}`;
-    }, '!');
+    const result = context.run(
+      { requestId: 'r1' },
+      (suffix: string) => {
+        expect(context.active).toBe(true);
+        expect(context.get('requestId')).toBe('r1');
+        expect(context.require('requestId')).toBe('r1');
+        expect(context.has('requestId')).toBe(true);
+        expect(context.has('user')).toBe(false);
+        return `done${suffix}`;
+      },
+      '!',
+    );
     expect(result).toBe('done!');
     expect(context.active).toBe(false);
   });
@@ -49,14 +53,17 @@ describe('createContext', () => {
     });
   });
 
-  itFromEveryState('set writes into the scope: every continuation sees it, including ones created earlier', async () => {
-    await context.run({ requestId: 'r1' }, async () => {
-      const earlier = new Promise((resolve) => setTimeout(() => resolve(context.get('user')), 2));
-      const earlierThen = Promise.resolve().then(() => context.get('user'));
-      context.set('user', 'ada');
-      expect(await Promise.all([earlier, earlierThen])).toEqual(['ada', 'ada']);
-    });
-  });
+  itFromEveryState(
+    'set writes into the scope: every continuation sees it, including ones created earlier',
+    async () => {
+      await context.run({ requestId: 'r1' }, async () => {
+        const earlier = new Promise((resolve) => setTimeout(() => resolve(context.get('user')), 2));
+        const earlierThen = Promise.resolve().then(() => context.get('user'));
+        context.set('user', 'ada');
+        expect(await Promise.all([earlier, earlierThen])).toEqual(['ada', 'ada']);
+      });
+    },
+  );
 
   itFromEveryState('a value set after an await in one continuation is visible to the rest of the scope', async () => {
     await context.run({ requestId: 'r1' }, async () => {
@@ -84,9 +91,11 @@ describe('createContext', () => {
 
   itFromEveryState('run restores the outer scope when fn throws', () => {
     context.run({ requestId: 'outer' }, () => {
-      expect(() => context.run({ requestId: 'inner' }, () => {
-        throw new Error('boom');
-      })).toThrow('boom');
+      expect(() =>
+        context.run({ requestId: 'inner' }, () => {
+          throw new Error('boom');
+        }),
+      ).toThrow('boom');
       expect(context.get('requestId')).toBe('outer');
     });
     expect(context.active).toBe(false);

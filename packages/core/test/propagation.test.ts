@@ -172,7 +172,13 @@ describe('values follow every async hop', () => {
     const raced = await Promise.race([read(), read()]);
     const settled = await Promise.allSettled([read()]);
     const any = await Promise.any([read()]);
-    return [...all, raced, ...settled.map((result) => (result.status === 'fulfilled' ? result.value : observe())), any, observe()];
+    return [
+      ...all,
+      raced,
+      ...settled.map((result) => (result.status === 'fulfilled' ? result.value : observe())),
+      any,
+      observe(),
+    ];
   });
 
   hopCase('thrown errors: try/catch after await, rejection handlers, and sync throws', async () => {
@@ -208,22 +214,25 @@ const outsideEveryFlow = setInterval(() => {
 }, 1);
 afterAll(() => clearInterval(outsideEveryFlow));
 
-describe('an unbound EventEmitter runs listeners in the emitter\'s context', () => {
-  itFromEveryState('the listener sees the values of emit(), not of registration (bindEmitter changes this)', async () => {
-    const plain = new EventEmitter();
-    const bound = bindEmitter(new EventEmitter());
-    const seen: Record<string, Observed> = {};
-    inFlow('registration', () => {
-      plain.on('event', () => (seen.plain = observe()));
-      bound.on('event', () => (seen.bound = observe()));
-      return [];
-    });
-    await inFlow('emit', () => {
-      plain.emit('event');
-      bound.emit('event');
-      return [];
-    });
-    expect(seen.plain).toEqual(['emit', 'emit', 'emit']);
-    expect(seen.bound).toEqual(['registration', 'registration', 'registration']);
-  });
+describe("an unbound EventEmitter runs listeners in the emitter's context", () => {
+  itFromEveryState(
+    'the listener sees the values of emit(), not of registration (bindEmitter changes this)',
+    async () => {
+      const plain = new EventEmitter();
+      const bound = bindEmitter(new EventEmitter());
+      const seen: Record<string, Observed> = {};
+      void inFlow('registration', () => {
+        plain.on('event', () => (seen.plain = observe()));
+        bound.on('event', () => (seen.bound = observe()));
+        return [];
+      });
+      await inFlow('emit', () => {
+        plain.emit('event');
+        bound.emit('event');
+        return [];
+      });
+      expect(seen.plain).toEqual(['emit', 'emit', 'emit']);
+      expect(seen.bound).toEqual(['registration', 'registration', 'registration']);
+    },
+  );
 });

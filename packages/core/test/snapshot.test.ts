@@ -23,23 +23,28 @@ describe('Snapshot', () => {
     const variable = new Variable<string>();
     const snapshot = variable.run('captured', () => new Snapshot());
     variable.run('caller', () => {
-      expect(() => snapshot.run(() => {
-        throw new Error('boom');
-      })).toThrow('boom');
+      expect(() =>
+        snapshot.run(() => {
+          throw new Error('boom');
+        }),
+      ).toThrow('boom');
       expect(variable.get()).toBe('caller');
     });
   });
 
-  itFromEveryState('a snapshot taken where a variable has no value shows its default, even when run inside a value', () => {
-    const variable = new Variable<string | undefined>({ defaultValue: 'default' });
-    const bare = new Snapshot();
-    const hidden = variable.run(undefined, () => new Snapshot());
-    variable.run('caller', () => {
-      expect(bare.run(() => variable.get())).toBe('default');
-      expect(hidden.run(() => variable.get())).toBeUndefined();
-      expect(variable.get()).toBe('caller');
-    });
-  });
+  itFromEveryState(
+    'a snapshot taken where a variable has no value shows its default, even when run inside a value',
+    () => {
+      const variable = new Variable<string | undefined>({ defaultValue: 'default' });
+      const bare = new Snapshot();
+      const hidden = variable.run(undefined, () => new Snapshot());
+      variable.run('caller', () => {
+        expect(bare.run(() => variable.get())).toBe('default');
+        expect(hidden.run(() => variable.get())).toBeUndefined();
+        expect(variable.get()).toBe('caller');
+      });
+    },
+  );
 
   itFromEveryState('async continuations inside Snapshot#run keep the captured values', async () => {
     const variable = new Variable<string>();

@@ -9,6 +9,7 @@ const kRegistry = Symbol.for('@ambient/core.registry.v1');
 function loadAnotherCopy(): Core {
   let copy: Core | undefined;
   jest.isolateModules(() => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a second copy of the module, as a duplicate install loads it
     copy = require('../src/index') as Core;
   });
   if (copy === undefined || copy === core) throw new Error('jest.isolateModules did not load a second copy');
@@ -32,10 +33,12 @@ describe('one storage cell per process', () => {
       expect(other.requestContext.get('requestId')).toBe('from the first copy');
       const snapshot = new other.Snapshot();
       const mine = new core.Variable<string>();
-      mine.run('mine', () => expect(snapshot.run(() => [mine.get(), core.requestContext.get('requestId')])).toEqual([
-        undefined,
-        'from the first copy',
-      ]));
+      mine.run('mine', () =>
+        expect(snapshot.run(() => [mine.get(), core.requestContext.get('requestId')])).toEqual([
+          undefined,
+          'from the first copy',
+        ]),
+      );
     });
 
     const theirs = new other.Variable<string>();
@@ -69,7 +72,9 @@ describe('one storage cell per process', () => {
     const listener = () => undefined;
     emitter.on('event', listener);
     expect(emitter.rawListeners('event')[0]).toHaveProperty('listener', listener);
-    expect((emitter.rawListeners('event')[0] as unknown as { listener: { listener?: unknown } }).listener.listener).toBeUndefined();
+    expect(
+      (emitter.rawListeners('event')[0] as unknown as { listener: { listener?: unknown } }).listener.listener,
+    ).toBeUndefined();
   });
 });
 

@@ -10,7 +10,10 @@ describe('setTraceSource: requestContext reports the active span', () => {
 
   it("reports the source's span inside a request, the scope's own ids where no span is active", () => {
     requestContext.run({ requestId: 'r', traceId: 'incoming-trace', spanId: 'incoming-parent' }, () => {
-      expect([requestContext.get('traceId'), requestContext.get('spanId')]).toEqual(['incoming-trace', 'incoming-parent']);
+      expect([requestContext.get('traceId'), requestContext.get('spanId')]).toEqual([
+        'incoming-trace',
+        'incoming-parent',
+      ]);
       active = { traceId: 'span-trace', spanId: 'span-id' };
       expect([requestContext.get('traceId'), requestContext.get('spanId')]).toEqual(['span-trace', 'span-id']);
       expect(requestContext.require('spanId')).toBe('span-id');
@@ -26,7 +29,9 @@ describe('setTraceSource: requestContext reports the active span', () => {
       expect(requestContext.require('traceId')).toBe('t');
       active = undefined;
       expect(requestContext.get('traceId')).toBeUndefined();
-      expect(() => requestContext.require('traceId')).toThrow(expect.objectContaining({ code: 'ERR_AMBIENT_MISSING_VALUE' }));
+      expect(() => requestContext.require('traceId')).toThrow(
+        expect.objectContaining({ code: 'ERR_AMBIENT_MISSING_VALUE' }),
+      );
     });
   });
 

@@ -23,7 +23,12 @@ describe('Variable#set', () => {
       variable.set('after');
       const lateTimer = new Promise((resolve) => setTimeout(() => resolve(variable.get()), 1));
       const lateThen = Promise.resolve().then(() => variable.get());
-      expect(await Promise.all([earlyTimer, earlyThen, lateTimer, lateThen])).toEqual(['before', 'before', 'after', 'after']);
+      expect(await Promise.all([earlyTimer, earlyThen, lateTimer, lateThen])).toEqual([
+        'before',
+        'before',
+        'after',
+        'after',
+      ]);
       expect(variable.get()).toBe('after');
     });
   });
@@ -99,10 +104,12 @@ describe('Variable#set', () => {
   itFromEveryState('restores correctly when fn throws after a set', () => {
     const variable = new Variable<string>();
     variable.run('outer', () => {
-      expect(() => variable.run('inner', () => {
-        variable.set('changed');
-        throw new Error('boom');
-      })).toThrow('boom');
+      expect(() =>
+        variable.run('inner', () => {
+          variable.set('changed');
+          throw new Error('boom');
+        }),
+      ).toThrow('boom');
       expect(variable.get()).toBe('outer');
     });
   });

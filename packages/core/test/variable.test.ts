@@ -32,9 +32,11 @@ describe('Variable', () => {
     const variable = new Variable<string>();
     const failure = new Error('boom');
     variable.run('outer', () => {
-      expect(() => variable.run('inner', () => {
-        throw failure;
-      })).toThrow(failure);
+      expect(() =>
+        variable.run('inner', () => {
+          throw failure;
+        }),
+      ).toThrow(failure);
       expect(variable.get()).toBe('outer');
     });
     expect(variable.get()).toBeUndefined();
@@ -94,19 +96,22 @@ describe('Variable', () => {
     );
   });
 
-  itFromEveryState('wrap(value, fn) sees what run(value, () => Snapshot.wrap(fn)) would, later and from another flow', async () => {
-    const variable = new Variable<string | undefined>({ defaultValue: 'default' });
-    const read = () => variable.get();
-    const [wrapped, reference] = variable.run('outer', () => [
-      variable.wrap(undefined, read),
-      variable.run(undefined, () => Snapshot.wrap(read)),
-    ]);
-    const seen = await variable.run('elsewhere', async () => {
-      await delay(1);
-      return [wrapped(), reference()];
-    });
-    expect(seen).toEqual([undefined, undefined]); // undefined hides the outer value and the default, as run(undefined) does
-  });
+  itFromEveryState(
+    'wrap(value, fn) sees what run(value, () => Snapshot.wrap(fn)) would, later and from another flow',
+    async () => {
+      const variable = new Variable<string | undefined>({ defaultValue: 'default' });
+      const read = () => variable.get();
+      const [wrapped, reference] = variable.run('outer', () => [
+        variable.wrap(undefined, read),
+        variable.run(undefined, () => Snapshot.wrap(read)),
+      ]);
+      const seen = await variable.run('elsewhere', async () => {
+        await delay(1);
+        return [wrapped(), reference()];
+      });
+      expect(seen).toEqual([undefined, undefined]); // undefined hides the outer value and the default, as run(undefined) does
+    },
+  );
 
   itFromEveryState('a wrapped function restores the caller after a throw, and a set() inside ends with it', () => {
     const variable = new Variable<string>();

@@ -26,7 +26,8 @@ export function expressContext(
     const requestPrototype = Object.getPrototypeOf(req) as object;
     const responsePrototype = Object.getPrototypeOf(res) as object;
     // connect, or express mounted in a way that keeps Node's prototypes: bind the objects themselves.
-    const ownPrototypes = requestPrototype !== IncomingMessage.prototype && responsePrototype !== ServerResponse.prototype;
+    const ownPrototypes =
+      requestPrototype !== IncomingMessage.prototype && responsePrototype !== ServerResponse.prototype;
     if (ownPrototypes && requestPrototype !== boundRequestPrototype) {
       bindEmitterPrototype(requestPrototype);
       boundRequestPrototype = requestPrototype;

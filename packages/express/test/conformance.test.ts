@@ -1,10 +1,10 @@
-import { describeConformance, readersFor, type KeyValueContext, expressHarness, type ExpressModule } from '@ambient/conformance';
+import { describeConformance, readersFor, expressHarness, type ExpressModule } from '@ambient/conformance';
 import express from 'express';
 import express4 from 'express4';
 import { expressContext, requestContext } from '@ambient/express-context';
 
 /** The suite stores its own keys next to requestId; they are not part of RequestStore, hence the cast. */
-const readers = readersFor(requestContext as unknown as KeyValueContext);
+const readers = readersFor(requestContext);
 
 const versions: Array<[string, unknown]> = [
   ['express 5', express],
@@ -13,7 +13,12 @@ const versions: Array<[string, unknown]> = [
 
 for (const [name, module] of versions) {
   describeConformance(
-    expressHarness({ name: `${name} + @ambient/express-context`, express: module as ExpressModule, contextMiddleware: [expressContext()], ...readers }),
+    expressHarness({
+      name: `${name} + @ambient/express-context`,
+      express: module as ExpressModule,
+      contextMiddleware: [expressContext()],
+      ...readers,
+    }),
     { describe, it, afterAll },
   );
 }

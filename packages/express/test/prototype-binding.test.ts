@@ -10,7 +10,7 @@ import { send } from '@ambient/conformance';
 
 describe.each([
   ['express 5', express],
-  ['express 4', express4 as unknown as typeof express],
+  ['express 4', express4 as typeof express],
 ])('%s', (_name, createExpress) => {
   it('listeners added in a mounted sub-app run in the request scope; no method becomes an own property of req/res', async () => {
     const app = createExpress();
@@ -21,7 +21,10 @@ describe.each([
       req.on('data', () => seen.push(requestContext.get('requestId')));
       req.once('end', () => {
         seen.push(requestContext.get('requestId'));
-        res.json({ seen, ownOn: Object.prototype.hasOwnProperty.call(req, 'on') || Object.prototype.hasOwnProperty.call(res, 'on') });
+        res.json({
+          seen,
+          ownOn: Object.prototype.hasOwnProperty.call(req, 'on') || Object.prototype.hasOwnProperty.call(res, 'on'),
+        });
       });
     });
     app.use('/api', api);
@@ -31,7 +34,13 @@ describe.each([
     try {
       const responses = await Promise.all(
         ['one', 'two', 'three'].map((id) =>
-          send(port, { method: 'POST', path: '/api/upload', headers: { 'x-request-id': id, 'content-type': 'text/plain' }, body: ['a', 'b'], bodyDelayMs: 5 }),
+          send(port, {
+            method: 'POST',
+            path: '/api/upload',
+            headers: { 'x-request-id': id, 'content-type': 'text/plain' },
+            body: ['a', 'b'],
+            bodyDelayMs: 5,
+          }),
         ),
       );
       for (const [i, id] of ['one', 'two', 'three'].entries()) {

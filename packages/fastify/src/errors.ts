@@ -4,7 +4,12 @@ import { AmbientError, describeValue } from '@ambient/core';
 export type FastifyContextErrorCode = 'ERR_AMBIENT_FASTIFY_INVALID_OPTION';
 
 export const errors = {
-  invalidOption(where: string, option: string, expected: string, received: unknown): AmbientError<FastifyContextErrorCode> {
+  invalidOption(
+    where: string,
+    option: string,
+    expected: string,
+    received: unknown,
+  ): AmbientError<FastifyContextErrorCode> {
     return new AmbientError(
       'ERR_AMBIENT_FASTIFY_INVALID_OPTION',
       `${where}: option "${option}" must be ${expected}, received ${describeValue(received)}.`,

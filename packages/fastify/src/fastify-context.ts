@@ -1,6 +1,11 @@
 import type { FastifyPluginCallback } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import { createRequestPolicy, runInRequestScope, type RequestContextOptions, type RequestPolicy } from '@ambient/http-context';
+import {
+  createRequestPolicy,
+  runInRequestScope,
+  type RequestContextOptions,
+  type RequestPolicy,
+} from '@ambient/http-context';
 import { errors } from './errors.js';
 
 export interface FastifyContextOptions extends RequestContextOptions {
@@ -19,7 +24,7 @@ const ambientFastifyContext: FastifyPluginCallback<FastifyContextOptions> = (fas
   let policy: RequestPolicy;
   let fastifyIds: boolean;
   try {
-    ({ policy, fastifyIds } = readOptions(options, fastify.initialConfig as { requestIdHeader?: unknown }));
+    ({ policy, fastifyIds } = readOptions(options, fastify.initialConfig));
   } catch (error) {
     // A callback plugin reports through done(): a throw would leave fastify's boot (avvio) waiting forever.
     done(error as Error);
@@ -39,7 +44,10 @@ const ambientFastifyContext: FastifyPluginCallback<FastifyContextOptions> = (fas
   done();
 };
 
-function readOptions(options: FastifyContextOptions, initialConfig: { requestIdHeader?: unknown }): { policy: RequestPolicy; fastifyIds: boolean } {
+function readOptions(
+  options: FastifyContextOptions,
+  initialConfig: { requestIdHeader?: unknown },
+): { policy: RequestPolicy; fastifyIds: boolean } {
   const where = 'fastify.register(fastifyContext, options)';
   const policy = createRequestPolicy(options, where, ['useFastifyRequestId', ...registerOptions]);
   const { useFastifyRequestId } = options;

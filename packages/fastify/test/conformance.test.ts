@@ -1,12 +1,12 @@
 import formbody from '@fastify/formbody';
-import { describeConformance, readersFor, type KeyValueContext, fastifyHarness, type FastifyInstanceLike } from '@ambient/conformance';
+import { describeConformance, readersFor, fastifyHarness, type FastifyInstanceLike } from '@ambient/conformance';
 import fastify from 'fastify';
 import fastify4 from 'fastify4';
 import formbody7 from 'formbody7';
 import { fastifyContext, requestContext } from '@ambient/fastify-context';
 
 /** The suite stores its own keys next to requestId; they are not part of RequestStore, hence the cast. */
-const readers = readersFor(requestContext as unknown as KeyValueContext);
+const readers = readersFor(requestContext);
 
 const versions: Array<[string, () => FastifyInstanceLike, unknown]> = [
   ['fastify 5', () => fastify() as unknown as FastifyInstanceLike, formbody],

@@ -62,10 +62,18 @@ describe("fastify's own request ids", () => {
   });
 
   it('rejects bad options with a typed error when the plugin is registered', async () => {
-    await expect(fastify().register(fastifyContext, { useFastifyRequestId: 'yes' as never }).ready()).rejects.toMatchObject({
+    await expect(
+      fastify()
+        .register(fastifyContext, { useFastifyRequestId: 'yes' as never })
+        .ready(),
+    ).rejects.toMatchObject({
       code: 'ERR_AMBIENT_FASTIFY_INVALID_OPTION',
     });
-    await expect(fastify().register(fastifyContext, { requestIdHeader: 42 as never }).ready()).rejects.toMatchObject({
+    await expect(
+      fastify()
+        .register(fastifyContext, { requestIdHeader: 42 as never })
+        .ready(),
+    ).rejects.toMatchObject({
       code: 'ERR_AMBIENT_HTTP_INVALID_OPTION',
     });
   });

@@ -14,7 +14,10 @@ export const errors = {
   },
 
   invalidArgument(where: string, expected: string, received: unknown): HttpContextError {
-    return new AmbientError('ERR_AMBIENT_HTTP_INVALID_ARGUMENT', `${where}: expected ${expected}, received ${describe(received)}.`);
+    return new AmbientError(
+      'ERR_AMBIENT_HTTP_INVALID_ARGUMENT',
+      `${where}: expected ${expected}, received ${describe(received)}.`,
+    );
   },
 
   unknownOption(where: string, option: string, known: readonly string[]): HttpContextError {

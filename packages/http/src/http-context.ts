@@ -12,10 +12,10 @@ type ErrorHandler = NonNullable<HttpContextOptions['onError']>;
  *
  *     http.createServer(httpContext((req, res) => res.end(requestContext.get('requestId'))));
  */
-export function httpContext<Req extends IncomingMessage = IncomingMessage, Res extends ServerResponse<Req> = ServerResponse<Req>>(
-  listener: (req: Req, res: Res) => unknown,
-  options?: HttpContextOptions,
-): (req: Req, res: Res) => void {
+export function httpContext<
+  Req extends IncomingMessage = IncomingMessage,
+  Res extends ServerResponse<Req> = ServerResponse<Req>,
+>(listener: (req: Req, res: Res) => unknown, options?: HttpContextOptions): (req: Req, res: Res) => void {
   const where = 'httpContext(listener, options)';
   if (typeof listener !== 'function') throw errors.invalidArgument(where, 'a request listener function', listener);
   const policy = createRequestPolicy(options, where, ['onError']);
@@ -57,5 +57,9 @@ function answerWithServerError(error: unknown, _req: IncomingMessage, res: Serve
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as PromiseLike<unknown>).then === 'function'
+  );
 }

@@ -128,7 +128,12 @@ function createOutgoingPolicy(options: PropagationOptions, where: string, fallba
     return { isAllowed: allowedOrigins, requestIdHeader: requestIdHeader.toLowerCase() };
   }
   if (!Array.isArray(allowedOrigins)) {
-    throw errors.invalidOption(where, 'propagation.allowedOrigins', 'an array of origins or a function', allowedOrigins);
+    throw errors.invalidOption(
+      where,
+      'propagation.allowedOrigins',
+      'an array of origins or a function',
+      allowedOrigins,
+    );
   }
   const origins = new Set<string>();
   for (const entry of allowedOrigins as ReadonlyArray<unknown>) {
@@ -145,7 +150,10 @@ function originOf(entry: unknown, where: string): string {
   } catch (cause) {
     throw Object.assign(errors.invalidOption(where, 'propagation.allowedOrigins', expected, entry), { cause });
   }
-  if ((typeof entry !== 'string' && !(entry instanceof URL)) || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+  if (
+    (typeof entry !== 'string' && !(entry instanceof URL)) ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:')
+  ) {
     throw errors.invalidOption(where, 'propagation.allowedOrigins', expected, entry);
   }
   return url.origin;

@@ -92,7 +92,12 @@ function clientRequestCreatedIsPublished(): boolean {
   };
   diagnosticsChannel.subscribe('http.client.request.created', probe);
   try {
-    const socket = new Duplex({ read() {}, write(_chunk, _encoding, callback) { callback(); } });
+    const socket = new Duplex({
+      read() {},
+      write(_chunk, _encoding, callback) {
+        callback();
+      },
+    });
     const request = http.request({ host: '127.0.0.1', createConnection: () => socket });
     request.on('error', () => {});
     request.destroy();
@@ -114,7 +119,7 @@ function wrapClientRequestFactories(): void {
     module.request = wrappedRequest;
     // As Node's own get(): request() then end(), so the headers are added before end() writes them.
     module.get = function get(this: unknown, ...args: Parameters<typeof http.get>): ClientRequest {
-      const clientRequest = Reflect.apply(wrappedRequest, this, args) as ClientRequest;
+      const clientRequest = Reflect.apply(wrappedRequest, this, args);
       clientRequest.end();
       return clientRequest;
     } as typeof http.get;

@@ -14,10 +14,17 @@ declare module '@ambient/core' {
 /** The values a request's scope starts with: its request id (incoming and valid, or new) and its trace. */
 export function requestValues(req: IncomingMessage, policy: RequestPolicy, requestId?: string): RequestStore {
   // With an id already chosen (fastify's), only the traceparent is looked for.
-  const incoming = readIncoming(req.rawHeaders, requestId === undefined ? policy.incomingHeader : undefined, policy.traceContext);
+  const incoming = readIncoming(
+    req.rawHeaders,
+    requestId === undefined ? policy.incomingHeader : undefined,
+    policy.traceContext,
+  );
   const values: RequestStore = {
     requestId:
-      requestId ?? (incoming.requestId !== undefined && policy.validate(incoming.requestId) ? incoming.requestId : policy.generate()),
+      requestId ??
+      (incoming.requestId !== undefined && policy.validate(incoming.requestId)
+        ? incoming.requestId
+        : policy.generate()),
   };
   if (incoming.traceparent !== undefined) {
     const parsed = parseTraceParent(incoming.traceparent);

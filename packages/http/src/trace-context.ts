@@ -20,7 +20,11 @@ export function parseTraceParent(value: string | undefined): TraceParent | undef
   if (value === undefined || value.length < version00Length) return undefined;
   const version = value.slice(0, versionLength);
   if (!isLowerHex(version) || version === 'ff') return undefined;
-  if (version === '00' ? value.length !== version00Length : value.length > version00Length && value[version00Length] !== '-') {
+  if (
+    version === '00'
+      ? value.length !== version00Length
+      : value.length > version00Length && value[version00Length] !== '-'
+  ) {
     return undefined;
   }
   if (value[2] !== '-' || value[35] !== '-' || value[52] !== '-') return undefined;

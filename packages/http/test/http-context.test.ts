@@ -5,7 +5,11 @@ import { close, listen } from './helpers/server.js';
 
 type Listener = Parameters<typeof httpContext>[0];
 
-async function withServer(listener: Listener, options: HttpContextOptions | undefined, body: (port: number) => Promise<void>): Promise<void> {
+async function withServer(
+  listener: Listener,
+  options: HttpContextOptions | undefined,
+  body: (port: number) => Promise<void>,
+): Promise<void> {
   const server = http.createServer(httpContext(listener, options));
   const port = await listen(server);
   try {
@@ -49,8 +53,12 @@ describe('httpContext request-id policy', () => {
       generateRequestId: () => `gen-${++next}`,
     };
     await withServer(answerId, options, async (port) => {
-      expect((await send(port, { path: '/', headers: { 'x-request-id': 'req-7' } })).headers['x-request-id']).toBe('req-7');
-      expect((await send(port, { path: '/', headers: { 'x-request-id': 'abc' } })).headers['x-request-id']).toBe('gen-1');
+      expect((await send(port, { path: '/', headers: { 'x-request-id': 'req-7' } })).headers['x-request-id']).toBe(
+        'req-7',
+      );
+      expect((await send(port, { path: '/', headers: { 'x-request-id': 'abc' } })).headers['x-request-id']).toBe(
+        'gen-1',
+      );
     });
   });
 
@@ -72,7 +80,10 @@ describe('httpContext request-id policy', () => {
 
   it('keeps the trace context out with traceContext: false', async () => {
     await withServer(answerId, { traceContext: false }, async (port) => {
-      const response = await send(port, { path: '/', headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } });
+      const response = await send(port, {
+        path: '/',
+        headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+      });
       expect(response.json).toEqual({ requestId: response.headers['x-request-id'] });
     });
   });
@@ -95,7 +106,10 @@ describe('httpContext error path', () => {
       const rejected = await send(port, { path: '/async', headers: { 'x-request-id': 'r-async' } });
       expect([sync.status, rejected.status]).toEqual([503, 503]);
     });
-    expect(seen).toEqual([['sync', 'r-sync'], ['async', 'r-async']]);
+    expect(seen).toEqual([
+      ['sync', 'r-sync'],
+      ['async', 'r-async'],
+    ]);
   });
 
   it('by default logs the error with the request id, answers 500, and keeps serving', async () => {
@@ -124,9 +138,17 @@ describe('httpContext error path', () => {
       const listener: Listener = () => {
         throw new Error('first');
       };
-      await withServer(listener, { onError: () => { throw new Error('second'); } }, async (port) => {
-        expect((await send(port, { path: '/' })).status).toBe(500);
-      });
+      await withServer(
+        listener,
+        {
+          onError: () => {
+            throw new Error('second');
+          },
+        },
+        async (port) => {
+          expect((await send(port, { path: '/' })).status).toBe(500);
+        },
+      );
     } finally {
       spy.mockRestore();
     }

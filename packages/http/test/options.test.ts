@@ -38,7 +38,10 @@ describe('options are checked when the server is built', () => {
 
   it('resolves defaults, header case and origins once', () => {
     const policy = createRequestPolicy(
-      { requestIdHeader: 'X-Correlation-Id', propagation: { allowedOrigins: ['http://127.0.0.1:8080/path', new URL('https://api.example:443')] } },
+      {
+        requestIdHeader: 'X-Correlation-Id',
+        propagation: { allowedOrigins: ['http://127.0.0.1:8080/path', new URL('https://api.example:443')] },
+      },
       'test',
     );
     expect(policy.incomingHeader).toBe('x-correlation-id');
@@ -48,7 +51,10 @@ describe('options are checked when the server is built', () => {
     expect(policy.propagation?.isAllowed('http://127.0.0.1:8080')).toBe(true);
     expect(policy.propagation?.isAllowed('https://api.example')).toBe(true);
     expect(policy.propagation?.isAllowed('http://127.0.0.1:8081')).toBe(false);
-    expect(createRequestPolicy({ requestIdHeader: false }, 'test')).toMatchObject({ incomingHeader: undefined, echoHeader: 'x-request-id' });
+    expect(createRequestPolicy({ requestIdHeader: false }, 'test')).toMatchObject({
+      incomingHeader: undefined,
+      echoHeader: 'x-request-id',
+    });
     expect(createRequestPolicy({ echoRequestId: false }, 'test').echoHeader).toBeUndefined();
   });
 });

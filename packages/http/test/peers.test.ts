@@ -55,7 +55,10 @@ function table(columns: Array<[ConformanceHarness, CaseResult[]]>): string {
   const lines = [
     `| case | ${columns.map(([harness]) => harness.name).join(' | ')} |`,
     `|---|${columns.map(() => '---').join('|')}|`,
-    ...ids.map((id) => `| \`${id}\` | ${columns.map(([, results]) => cell(results.find((result) => result.id === id))).join(' | ')} |`),
+    ...ids.map(
+      (id) =>
+        `| \`${id}\` | ${columns.map(([, results]) => cell(results.find((result) => result.id === id))).join(' | ')} |`,
+    ),
     `| **failed** | ${columns.map(([, results]) => String(results.filter((result) => result.outcome === 'fail').length)).join(' | ')} |`,
   ];
   return lines.join('\n');

@@ -19,7 +19,10 @@ const seenByB = (): Record<string, unknown> | undefined => lastSeenByB;
 beforeAll(async () => {
   serviceB = http.createServer(
     httpContext((req, res) => {
-      lastSeenByB = { context: requestContext.snapshot(), headers: { id: req.headers['x-request-id'], traceparent: req.headers.traceparent } };
+      lastSeenByB = {
+        context: requestContext.snapshot(),
+        headers: { id: req.headers['x-request-id'], traceparent: req.headers.traceparent },
+      };
       res.end('ok');
     }),
   );
@@ -45,7 +48,12 @@ const callers: Record<string, Caller> = {
     }),
 };
 
-async function callThroughA(options: HttpContextOptions, caller: Caller, target: string, headers?: Record<string, string>): Promise<void> {
+async function callThroughA(
+  options: HttpContextOptions,
+  caller: Caller,
+  target: string,
+  headers?: Record<string, string>,
+): Promise<void> {
   const serviceA = http.createServer(
     httpContext(async (_req, res) => {
       await new Promise((resolve) => setTimeout(resolve, 1));
@@ -79,7 +87,11 @@ describe.each(Object.keys(callers))('outgoing propagation with %s', (name) => {
   });
 
   it('sends nothing to an origin off the allow-list, nor without the option', async () => {
-    await callThroughA({ propagation: { allowedOrigins: ['http://127.0.0.1:1'] } }, caller, `http://127.0.0.1:${portB}/`);
+    await callThroughA(
+      { propagation: { allowedOrigins: ['http://127.0.0.1:1'] } },
+      caller,
+      `http://127.0.0.1:${portB}/`,
+    );
     expect(lastSeenByB?.headers).toEqual({ id: undefined, traceparent: undefined });
     await callThroughA({}, caller, `http://127.0.0.1:${portB}/`);
     expect(lastSeenByB?.headers).toEqual({ id: undefined, traceparent: undefined });

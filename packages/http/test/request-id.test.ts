@@ -1,10 +1,13 @@
 import { isValidRequestId, maxRequestIdLength, uuidv7 } from '@ambient/http-context';
 
 describe('isValidRequestId', () => {
-  it.each(['a', 'abc-123', 'a'.repeat(maxRequestIdLength), '!#$%&()*+,-./:;<=>?@[]^_`{|}~', '0190b6b4-5c1e-7c3a-9f7e-2b1d3c4e5f60'])(
-    'accepts %j',
-    (value) => expect(isValidRequestId(value)).toBe(true),
-  );
+  it.each([
+    'a',
+    'abc-123',
+    'a'.repeat(maxRequestIdLength),
+    '!#$%&()*+,-./:;<=>?@[]^_`{|}~',
+    '0190b6b4-5c1e-7c3a-9f7e-2b1d3c4e5f60',
+  ])('accepts %j', (value) => expect(isValidRequestId(value)).toBe(true));
 
   it.each([
     ['empty', ''],

@@ -9,7 +9,11 @@ describe('parseTraceParent', () => {
   });
 
   it('accepts later versions, ignoring fields after the fourth', () => {
-    expect(parseTraceParent(`cc-${traceId}-${parentId}-01-what-the-future-will-be-like`)).toEqual({ traceId, parentId, traceFlags: '01' });
+    expect(parseTraceParent(`cc-${traceId}-${parentId}-01-what-the-future-will-be-like`)).toEqual({
+      traceId,
+      parentId,
+      traceFlags: '01',
+    });
     expect(parseTraceParent(`01-${traceId}-${parentId}-09`)).toEqual({ traceId, parentId, traceFlags: '09' });
   });
 

@@ -15,7 +15,9 @@ export interface KoaContextLike {
  * koa 2 and 3 middleware: downstream middleware, the response, and koa's error handling run in the
  * request's requestContext scope, with listeners on `ctx.req`/`ctx.res` bound (nodejs/node#41285).
  */
-export function koaContext(options?: KoaContextOptions): <C extends KoaContextLike>(ctx: C, next: () => Promise<unknown>) => Promise<unknown> {
+export function koaContext(
+  options?: KoaContextOptions,
+): <C extends KoaContextLike>(ctx: C, next: () => Promise<unknown>) => Promise<unknown> {
   const policy = createRequestPolicy(options, 'koaContext(options)');
   const echoHeader = policy.echoHeader;
   return function ambientKoaContext(ctx, next) {
@@ -24,6 +26,7 @@ export function koaContext(options?: KoaContextOptions): <C extends KoaContextLi
       // middleware ran, so outside this scope (koa/lib/application.js, handleRequest): bind it to the scope.
       // It also removes every response header before answering, the echoed request id among them; the
       // error's own `headers` are what it sets back (koa/lib/context.js, onerror).
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with .call(this)
       const onerror = ctx.onerror;
       const scope = new Snapshot();
       ctx.onerror = function ambientOnError(this: KoaContextLike, error: unknown) {
@@ -32,7 +35,12 @@ export function koaContext(options?: KoaContextOptions): <C extends KoaContextLi
         if (error === null || error === undefined) return onerror.call(this, error);
         scope.run(() => {
           const requestId = requestContext.get('requestId'); // an error path must not throw: get, not require
-          if (echoHeader !== undefined && requestId !== undefined && typeof error === 'object' && Object.isExtensible(error)) {
+          if (
+            echoHeader !== undefined &&
+            requestId !== undefined &&
+            typeof error === 'object' &&
+            Object.isExtensible(error)
+          ) {
             const withHeaders = error as { headers?: Record<string, string> };
             withHeaders.headers = { ...withHeaders.headers, [echoHeader]: requestId };
           }

@@ -1,17 +1,20 @@
 import { bodyParser } from '@koa/bodyparser';
-import { describeConformance, readersFor, type KeyValueContext, koaHarness, type KoaMiddleware, type KoaModule } from '@ambient/conformance';
+import { describeConformance, readersFor, koaHarness, type KoaMiddleware, type KoaModule } from '@ambient/conformance';
 import Koa from 'koa';
 import Koa2 from 'koa2';
 import { koaContext, requestContext } from '@ambient/koa-context';
 
 /** The suite stores its own keys next to requestId; they are not part of RequestStore, hence the cast. */
-const readers = readersFor(requestContext as unknown as KeyValueContext);
+const readers = readersFor(requestContext);
 
-for (const [name, module] of [['koa 3', Koa], ['koa 2', Koa2]] as const) {
+for (const [name, module] of [
+  ['koa 3', Koa],
+  ['koa 2', Koa2],
+] as const) {
   describeConformance(
     koaHarness({
       name: `${name} + @ambient/koa-context`,
-      koa: module as unknown as KoaModule,
+      koa: module as KoaModule,
       bodyParser: () => bodyParser() as unknown as KoaMiddleware,
       contextMiddleware: [koaContext() as unknown as KoaMiddleware],
       ...readers,

@@ -13,17 +13,17 @@ type AnyKoa = new () => {
 
 describe.each([
   ['koa 3', Koa as unknown as AnyKoa],
-  ['koa 2', Koa2 as unknown as AnyKoa],
+  ['koa 2', Koa2 as AnyKoa],
 ])("%s's own error path, with no error-handling middleware", (_name, KoaClass) => {
   it("app.on('error') sees the request's context, and the 500 still echoes the request id", async () => {
     const app = new KoaClass();
     const seenByErrorListener: unknown[] = [];
     app.on('error', (error) => seenByErrorListener.push([error.message, requestContext.get('requestId')]));
-    app.use(koaContext() as never);
-    app.use((async () => {
+    app.use(koaContext());
+    app.use(async () => {
       await new Promise((resolve) => setTimeout(resolve, 2));
       throw new Error('thrown after an await');
-    }) as never);
+    });
     const server = await serveOnLoopback(http.createServer(app.callback()));
     try {
       const response = await send(server.port, { path: '/', headers: { 'x-request-id': 'koa-error-1' } });
@@ -38,14 +38,18 @@ describe.each([
   it('an error with its own headers keeps them, next to the echoed id', async () => {
     const app = new KoaClass();
     app.silent = true;
-    app.use(koaContext() as never);
-    app.use((() => {
+    app.use(koaContext());
+    app.use(() => {
       throw Object.assign(new Error('teapot'), { status: 418, expose: true, headers: { 'retry-after': '5' } });
-    }) as never);
+    });
     const server = await serveOnLoopback(http.createServer(app.callback()));
     try {
       const response = await send(server.port, { path: '/', headers: { 'x-request-id': 'koa-error-2' } });
-      expect([response.status, response.headers['retry-after'], response.headers['x-request-id']]).toEqual([418, '5', 'koa-error-2']);
+      expect([response.status, response.headers['retry-after'], response.headers['x-request-id']]).toEqual([
+        418,
+        '5',
+        'koa-error-2',
+      ]);
     } finally {
       await server.close();
     }
@@ -56,16 +60,20 @@ describe.each([
     const app = new KoaClass();
     const seenByErrorListener: unknown[] = [];
     app.on('error', (error) => seenByErrorListener.push(error));
-    app.use(koaContext() as never);
-    app.use(((ctx: { onerror(error: unknown): void; body: unknown }) => {
+    app.use(koaContext());
+    app.use((ctx: { onerror(error: unknown): void; body: unknown }) => {
       ctx.onerror(null);
       ctx.onerror(undefined);
       ctx.body = { requestId: requestContext.get('requestId') };
-    }) as never);
+    });
     const server = await serveOnLoopback(http.createServer(app.callback()));
     try {
       const response = await send(server.port, { path: '/', headers: { 'x-request-id': 'koa-null-error' } });
-      expect([response.status, response.headers['x-request-id'], response.json]).toEqual([200, 'koa-null-error', { requestId: 'koa-null-error' }]);
+      expect([response.status, response.headers['x-request-id'], response.json]).toEqual([
+        200,
+        'koa-null-error',
+        { requestId: 'koa-null-error' },
+      ]);
       expect(seenByErrorListener).toEqual([]);
     } finally {
       await server.close();

@@ -33,14 +33,14 @@ export function bindEmitterToContext(
     const original = target[name];
     if (typeof original !== 'function') continue;
     target[name] = function (this: EventEmitter, event: EventName, listener: Listener): unknown {
-      if (adding || typeof listener !== 'function') return (original as Function).call(this, event, listener);
+      if (adding || typeof listener !== 'function') return (original as Listener).call(this, event, listener);
       const wrapped = wrap(listener);
       let listeners = map.get(event);
       if (listeners === undefined) map.set(event, (listeners = new WeakMap()));
       listeners.set(listener, wrapped);
       adding = true;
       try {
-        return (original as Function).call(this, event, wrapped);
+        return (original as Listener).call(this, event, wrapped);
       } finally {
         adding = false;
       }
@@ -51,7 +51,7 @@ export function bindEmitterToContext(
     if (typeof original !== 'function') continue;
     target[name] = function (this: EventEmitter, event: EventName, listener: Listener): unknown {
       const wrapped = map.get(event)?.get(listener);
-      return (original as Function).call(this, event, wrapped ?? listener);
+      return (original as Listener).call(this, event, wrapped ?? listener);
     };
   }
   const originalRemoveAll = target['removeAllListeners'];
@@ -59,7 +59,7 @@ export function bindEmitterToContext(
     target['removeAllListeners'] = function (this: EventEmitter, ...args: [EventName?]): unknown {
       if (args.length === 0) map.clear();
       else map.delete(args[0]!);
-      return (originalRemoveAll as Function).apply(this, args);
+      return (originalRemoveAll as Listener).apply(this, args);
     };
   }
 }

@@ -1,5 +1,13 @@
 import { EventEmitter } from 'node:events';
-import { INVALID_SPANID, INVALID_TRACEID, ROOT_CONTEXT, trace, type Context, type ContextManager, type SpanContext } from '@opentelemetry/api';
+import {
+  INVALID_SPANID,
+  INVALID_TRACEID,
+  ROOT_CONTEXT,
+  trace,
+  type Context,
+  type ContextManager,
+  type SpanContext,
+} from '@opentelemetry/api';
 import { Snapshot, Variable, requestContext, setTraceSource, type ActiveTrace } from '@ambient/core';
 import { bindEmitterToContext } from './bind-emitter.js';
 import { forwardingFunction } from './forwarding-function.js';
@@ -42,7 +50,7 @@ export class AmbientContextManager implements ContextManager {
       bindEmitterToContext(target, this.#listenersKey, (listener) => this.#bindFunction(context, listener));
       return target;
     }
-    if (typeof target === 'function') return this.#bindFunction(context, target as T & AnyFunction) as T;
+    if (typeof target === 'function') return this.#bindFunction(context, target as T & AnyFunction);
     return target;
   }
 
@@ -67,6 +75,7 @@ export class AmbientContextManager implements ContextManager {
    * also reset the slots of another context manager bound to the same emitter).
    */
   #bindFunction<F extends AnyFunction>(context: Context, target: F): F {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the bound function has a `this` of its own
     const manager = this;
     let bound: (...args: unknown[]) => unknown;
     if (requestContext.active) {
@@ -85,7 +94,9 @@ export class AmbientContextManager implements ContextManager {
         return Reflect.apply(enter, thisArg, args);
       });
     } else {
-      bound = forwardingFunction(target.length, (thisArg, args) => manager.#variable.run(context, Reflect.apply, target, thisArg, args));
+      bound = forwardingFunction(target.length, (thisArg, args) =>
+        manager.#variable.run(context, Reflect.apply, target, thisArg, args),
+      );
     }
     return bound as unknown as F;
   }
@@ -100,5 +111,7 @@ export class AmbientContextManager implements ContextManager {
 function activeSpanContext(context: Context | undefined): SpanContext | undefined {
   if (context === undefined || typeof (context as Partial<Context>).getValue !== 'function') return undefined;
   const spanContext = trace.getSpanContext(context);
-  return spanContext !== undefined && spanContext.traceId !== INVALID_TRACEID && spanContext.spanId !== INVALID_SPANID ? spanContext : undefined;
+  return spanContext !== undefined && spanContext.traceId !== INVALID_TRACEID && spanContext.spanId !== INVALID_SPANID
+    ? spanContext
+    : undefined;
 }

@@ -56,13 +56,19 @@ describe('AmbientContextManager#bind and requestContext', () => {
     expect(seen()).toEqual({ requestId: undefined, active: ROOT_CONTEXT });
   });
 
-  it.each([0, 1, 2, 3, 4, 6])('a bound function keeps the length of one with %i parameters, inside and outside a request', (length) => {
-    const target = Function(...Array.from({ length }, (_, i) => `p${i}`), 'return arguments.length') as (...args: unknown[]) => number;
-    const inside = requestContext.run({ requestId: 'r1' }, () => manager.bind(ctx, target));
-    const outside = manager.bind(ctx, target);
-    expect([inside.length, outside.length]).toEqual([length, length]);
-    expect([inside(1, 2, 3, 4, 5, 6, 7), outside()]).toEqual([7, 0]); // every argument passes, whatever the length
-  });
+  it.each([0, 1, 2, 3, 4, 6])(
+    'a bound function keeps the length of one with %i parameters, inside and outside a request',
+    (length) => {
+      // eslint-disable-next-line @typescript-eslint/no-implied-eval -- a function declared with `length` parameters
+      const target = Function(...Array.from({ length }, (_, i) => `p${i}`), 'return arguments.length') as (
+        ...args: unknown[]
+      ) => number;
+      const inside = requestContext.run({ requestId: 'r1' }, () => manager.bind(ctx, target));
+      const outside = manager.bind(ctx, target);
+      expect([inside.length, outside.length]).toEqual([length, length]);
+      expect([inside(1, 2, 3, 4, 5, 6, 7), outside()]).toEqual([7, 0]); // every argument passes, whatever the length
+    },
+  );
 
   it('an emitter bound before the request opened: a listener added inside it sees that request', () => {
     const emitter = manager.bind(ctx, new EventEmitter());

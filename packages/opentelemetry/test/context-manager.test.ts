@@ -105,7 +105,9 @@ describe.each([
 
     it('keeps the context in a timer started inside it', async () => {
       const ctx = ROOT_CONTEXT.setValue(key1, 'timer');
-      const seen = await new Promise((resolve) => manager.with(ctx, () => setTimeout(() => resolve(manager.active()), 1)));
+      const seen = await new Promise((resolve) =>
+        manager.with(ctx, () => setTimeout(() => resolve(manager.active()), 1)),
+      );
       expect(seen).toBe(ctx);
     });
 
@@ -173,7 +175,9 @@ describe.each([
       const key = Symbol('test');
       const inner = ROOT_CONTEXT.setValue(key, 'inner');
       const seen = await Promise.all([
-        new Promise((resolve) => manager.with(inner, () => setTimeout(() => resolve(manager.active().getValue(key)), 10))),
+        new Promise((resolve) =>
+          manager.with(inner, () => setTimeout(() => resolve(manager.active().getValue(key)), 10)),
+        ),
         new Promise((resolve) => setTimeout(() => resolve(manager.active().getValue(key)), 10)),
         new Promise((resolve) => setTimeout(() => resolve(manager.active().getValue(key)), 20)),
       ]);
@@ -195,11 +199,14 @@ describe.each([
   });
 
   describe('.bind(function)', () => {
-    it.each([[{ a: 1 }], [42], [null], [undefined], ['text']])('returns a non-function, non-emitter target as it is: %p', (target) => {
-      expect(manager.bind(ROOT_CONTEXT, target)).toBe(target);
-      manager.disable();
-      expect(manager.bind(ROOT_CONTEXT, target)).toBe(target);
-    });
+    it.each([[{ a: 1 }], [42], [null], [undefined], ['text']])(
+      'returns a non-function, non-emitter target as it is: %p',
+      (target) => {
+        expect(manager.bind(ROOT_CONTEXT, target)).toBe(target);
+        manager.disable();
+        expect(manager.bind(ROOT_CONTEXT, target)).toBe(target);
+      },
+    );
 
     it('runs the bound function in the given context, enabled or disabled', () => {
       const ctx = ROOT_CONTEXT.setValue(key1, 'bound');
@@ -219,7 +226,9 @@ describe.each([
 
     it('keeps the context in async work started by the bound function', async () => {
       const ctx = ROOT_CONTEXT.setValue(key1, 'bound');
-      const seen = await new Promise((resolve) => manager.bind(ctx, () => setTimeout(() => resolve(manager.active()), 5))());
+      const seen = await new Promise((resolve) =>
+        manager.bind(ctx, () => setTimeout(() => resolve(manager.active()), 5))(),
+      );
       expect(seen).toBe(ctx);
     });
 
@@ -227,7 +236,10 @@ describe.each([
       other = create().enable();
       const ctx = ROOT_CONTEXT.setValue(key1, 'mine');
       const otherCtx = ROOT_CONTEXT.setValue(key1, 'other');
-      const seen = other.bind(otherCtx, manager.bind(ctx, () => [manager.active(), other!.active()]))();
+      const seen = other.bind(
+        otherCtx,
+        manager.bind(ctx, () => [manager.active(), other!.active()]),
+      )();
       expect(seen).toEqual([ctx, otherCtx]);
     });
   });
@@ -270,16 +282,19 @@ describe.each([
       expect([ee.listenerCount('test'), ee.listenerCount('test1')]).toEqual([0, 0]);
     });
 
-    it.each(['removeListener', 'off'] as const)('removes a once listener with %s and the original listener', (method) => {
-      const ee = manager.bind(ctx, new EventEmitter());
-      const handler = jest.fn();
-      ee.once('test', handler);
-      expect(ee.listeners('test')).toHaveLength(1);
-      ee[method]('test', handler);
-      expect(ee.listeners('test')).toHaveLength(0);
-      ee.emit('test');
-      expect(handler).not.toHaveBeenCalled();
-    });
+    it.each(['removeListener', 'off'] as const)(
+      'removes a once listener with %s and the original listener',
+      (method) => {
+        const ee = manager.bind(ctx, new EventEmitter());
+        const handler = jest.fn();
+        ee.once('test', handler);
+        expect(ee.listeners('test')).toHaveLength(1);
+        ee[method]('test', handler);
+        expect(ee.listeners('test')).toHaveLength(0);
+        ee.emit('test');
+        expect(handler).not.toHaveBeenCalled();
+      },
+    );
 
     it('once, prependListener and prependOnceListener run in the bound context; once fires once', () => {
       const ee = manager.bind(ctx, new EventEmitter());

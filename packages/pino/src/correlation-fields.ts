@@ -27,7 +27,8 @@ export function resolveFieldNames(fields: unknown, where: string): ResolvedField
   }
   const given = fields as Record<string, unknown>;
   for (const name of Object.keys(given)) {
-    if (!knownFields.includes(name as keyof ResolvedFieldNames)) throw errors.unknownOption(where, `fields.${name}`, knownFields);
+    if (!knownFields.includes(name as keyof ResolvedFieldNames))
+      throw errors.unknownOption(where, `fields.${name}`, knownFields);
   }
   const resolved = { ...defaults };
   for (const name of knownFields) {

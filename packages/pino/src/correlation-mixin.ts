@@ -23,8 +23,10 @@ const correlationMixins = new WeakSet<object>();
  */
 export function correlationMixin<L = unknown>(options: CorrelationMixinOptions<L> = {}): MixinFunction {
   const where = 'correlationMixin(options)';
-  if (typeof options !== 'object' || options === null) throw errors.invalidArgument(where, 'an options object', options);
-  for (const name of Object.keys(options)) if (!knownOptions.includes(name)) throw errors.unknownOption(where, name, knownOptions);
+  if (typeof options !== 'object' || options === null)
+    throw errors.invalidArgument(where, 'an options object', options);
+  for (const name of Object.keys(options))
+    if (!knownOptions.includes(name)) throw errors.unknownOption(where, name, knownOptions);
   const names = resolveFieldNames(options.fields, where);
   const own = options.mixin;
   if (own !== undefined && typeof own !== 'function') throw errors.invalidOption(where, 'mixin', 'a function', own);

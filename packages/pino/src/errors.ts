@@ -21,6 +21,9 @@ export const errors = {
   },
 
   invalidArgument(where: string, expected: string, received: unknown): PinoContextError {
-    return new AmbientError('ERR_AMBIENT_PINO_INVALID_ARGUMENT', `${where}: expected ${expected}, received ${describe(received)}.`);
+    return new AmbientError(
+      'ERR_AMBIENT_PINO_INVALID_ARGUMENT',
+      `${where}: expected ${expected}, received ${describe(received)}.`,
+    );
   },
 };

@@ -21,7 +21,7 @@ export function genReqId(req: IncomingMessage): string {
   if (!warnedOutsideScope) {
     warnedOutsideScope = true;
     process.emitWarning(
-      'pino-http asked for a request id outside any request scope, so its ids will not match Ambient\'s. ' +
+      "pino-http asked for a request id outside any request scope, so its ids will not match Ambient's. " +
         'Mount the Ambient adapter (expressContext(), koaContext(), ...) before pino-http.',
       { type: 'AmbientWarning', code: 'AMBIENT_PINO_HTTP_OUTSIDE_SCOPE' },
     );

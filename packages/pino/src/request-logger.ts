@@ -1,5 +1,10 @@
 import { requestContext, type Context } from '@ambient/core';
-import { correlationFields, resolveFieldNames, type CorrelationFieldNames, type ResolvedFieldNames } from './correlation-fields.js';
+import {
+  correlationFields,
+  resolveFieldNames,
+  type CorrelationFieldNames,
+  type ResolvedFieldNames,
+} from './correlation-fields.js';
 import { isCorrelationMixin } from './correlation-mixin.js';
 import { errors } from './errors.js';
 
@@ -71,7 +76,8 @@ function pinoMixinOf(logger: object): unknown {
 
 function readOptions(options: RequestLoggerOptions): ResolvedFieldNames {
   const where = 'requestLogger(base, options)';
-  if (typeof options !== 'object' || options === null) throw errors.invalidArgument(where, 'an options object', options);
+  if (typeof options !== 'object' || options === null)
+    throw errors.invalidArgument(where, 'an options object', options);
   for (const name of Object.keys(options)) if (name !== 'fields') throw errors.unknownOption(where, name, ['fields']);
   return resolveFieldNames(options.fields, where);
 }

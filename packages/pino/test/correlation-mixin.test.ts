@@ -8,7 +8,7 @@ const trace = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0b
 
 describe.each([
   ['pino 10', pino],
-  ['pino 9', pino9 as unknown as typeof pino],
+  ['pino 9', pino9],
 ])('correlationMixin with %s', (_name, createLogger) => {
   it('adds requestId to every line inside a request, and traceId/spanId when the request has a trace', async () => {
     const { stream, lines } = logSink();
@@ -38,7 +38,10 @@ describe.each([
 
   it('writes the fields under the configured names and leaves out fields set to false', () => {
     const { stream, lines } = logSink();
-    const logger = createLogger({ mixin: correlationMixin({ fields: { requestId: 'req_id', traceId: 'trace_id', spanId: false } }) }, stream);
+    const logger = createLogger(
+      { mixin: correlationMixin({ fields: { requestId: 'req_id', traceId: 'trace_id', spanId: false } }) },
+      stream,
+    );
     requestContext.run({ requestId: 'r', ...trace }, () => logger.info('x'));
     expect(lines[0]).toMatchObject({ req_id: 'r', trace_id: trace.traceId });
     expect(lines[0]).not.toHaveProperty('requestId');
@@ -108,6 +111,8 @@ describe('correlationMixin options', () => {
   });
 
   it('rejects a non-object argument with ERR_AMBIENT_PINO_INVALID_ARGUMENT', () => {
-    expect(() => correlationMixin(null as never)).toThrow(expect.objectContaining({ code: 'ERR_AMBIENT_PINO_INVALID_ARGUMENT' }));
+    expect(() => correlationMixin(null as never)).toThrow(
+      expect.objectContaining({ code: 'ERR_AMBIENT_PINO_INVALID_ARGUMENT' }),
+    );
   });
 });

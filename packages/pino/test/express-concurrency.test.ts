@@ -65,7 +65,8 @@ it('gives every line of 1,000 concurrent requests its own request id', async () 
     const wrong = lines.filter((line) => line.requestId !== `request-${String(line.id)}`);
     expect(wrong).toEqual([]);
     const perRequest = new Map<string, string[]>();
-    for (const line of lines) perRequest.set(String(line.requestId), [...(perRequest.get(String(line.requestId)) ?? []), String(line.depth)]);
+    for (const line of lines)
+      perRequest.set(String(line.requestId), [...(perRequest.get(String(line.requestId)) ?? []), String(line.depth)]);
     expect(perRequest.size).toBe(requests);
     for (const seen of perRequest.values()) expect(seen.sort()).toEqual([...depths].sort());
   } finally {

@@ -21,7 +21,11 @@ describe('requestLogger(base)', () => {
     expect(children[0]![0]).toBe(children[0]![1]);
     expect(children[0]![0]).not.toBe(children[1]![0]);
     expect(children[0]![0]).not.toBe(base);
-    expect(lines.map(({ requestId, traceId }) => ({ requestId, traceId })).sort((x, y) => String(x.requestId).localeCompare(String(y.requestId)))).toEqual([
+    expect(
+      lines
+        .map(({ requestId, traceId }) => ({ requestId, traceId }))
+        .sort((x, y) => String(x.requestId).localeCompare(String(y.requestId))),
+    ).toEqual([
       { requestId: 'a', traceId: 'trace-a' },
       { requestId: 'b', traceId: 'trace-b' },
     ]);

@@ -12,9 +12,27 @@ interface BodyKind {
 }
 
 const kinds: BodyKind[] = [
-  { name: 'JSON', contentType: 'application/json', chunks: ['{"user":"ada",', '"roles":["admin"]}'], expected: { user: 'ada', roles: ['admin'] }, chunked: false },
-  { name: 'urlencoded', contentType: 'application/x-www-form-urlencoded', chunks: ['user=ada&', 'role=admin'], expected: { user: 'ada', role: 'admin' }, chunked: false },
-  { name: 'chunked raw', contentType: 'application/octet-stream', chunks: ['raw bytes, ', 'in three ', 'packets'], expected: 'raw bytes, in three packets', chunked: true },
+  {
+    name: 'JSON',
+    contentType: 'application/json',
+    chunks: ['{"user":"ada",', '"roles":["admin"]}'],
+    expected: { user: 'ada', roles: ['admin'] },
+    chunked: false,
+  },
+  {
+    name: 'urlencoded',
+    contentType: 'application/x-www-form-urlencoded',
+    chunks: ['user=ada&', 'role=admin'],
+    expected: { user: 'ada', role: 'admin' },
+    chunked: false,
+  },
+  {
+    name: 'chunked raw',
+    contentType: 'application/octet-stream',
+    chunks: ['raw bytes, ', 'in three ', 'packets'],
+    expected: 'raw bytes, in three packets',
+    chunked: true,
+  },
 ];
 
 /**

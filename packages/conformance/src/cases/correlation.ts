@@ -6,7 +6,8 @@ import { probeHeader } from '../observations.js';
 export const correlationCases: ConformanceCase[] = [
   {
     id: 'one-id-everywhere',
-    title: 'middleware, handler, awaits, timer, emitter, fs callback, thenable, body listeners, finish: one id, the echoed one',
+    title:
+      'middleware, handler, awaits, timer, emitter, fs callback, thenable, body listeners, finish: one id, the echoed one',
     timeoutMs: 10_000,
     async run({ server, echoHeader, observations, probe }) {
       const port = await server();

@@ -14,7 +14,11 @@ function errorCase(id: string, path: string, what: string): ConformanceCase {
       const response = await send(port, { path, headers: { [probeHeader]: token } });
       assert.equal(response.status, 500, response.text);
       const requestId = echoedId(response, echoHeader);
-      assert.equal((response.json as { requestId?: unknown } | undefined)?.requestId, requestId, 'the error handler\'s view');
+      assert.equal(
+        (response.json as { requestId?: unknown } | undefined)?.requestId,
+        requestId,
+        "the error handler's view",
+      );
       assert.equal(observations.get(token, 'error'), requestId);
       assert.equal(await observations.waitFor(token, 'finish'), requestId, 'the finish listener after an error');
     },

@@ -29,7 +29,11 @@ export const requestIdCases: ConformanceCase[] = [
       for (const id of validIds) {
         const response = await send(port, { path: '/id', headers: { [header]: id } });
         assert.equal(echoedId(response, echoHeader), id, `echo of ${JSON.stringify(id)}`);
-        assert.equal((response.json as { requestId: unknown }).requestId, id, `handler's view of ${JSON.stringify(id)}`);
+        assert.equal(
+          (response.json as { requestId: unknown }).requestId,
+          id,
+          `handler's view of ${JSON.stringify(id)}`,
+        );
       }
     },
   },
@@ -43,11 +47,22 @@ export const requestIdCases: ConformanceCase[] = [
         const response = await send(port, { path: '/id', headers });
         const id = echoedId(response, echoHeader);
         const raw = headers.filter((_, i) => i % 2 === 1);
-        assert.ok(!raw.includes(id) && id !== raw.join(', '), `an id with ${what} was echoed as it came (${JSON.stringify(id.length > 20 ? `${id.slice(0, 20)}…` : id)})`);
-        assert.ok(id.length > 0 && id.length <= 128 && /^[\x21-\x7e]+$/.test(id), `the replacement for ${what} is not a safe id`);
-        assert.equal((response.json as { requestId: unknown }).requestId, id, `the handler saw another id than the echo (${what})`);
+        assert.ok(
+          !raw.includes(id) && id !== raw.join(', '),
+          `an id with ${what} was echoed as it came (${JSON.stringify(id.length > 20 ? `${id.slice(0, 20)}…` : id)})`,
+        );
+        assert.ok(
+          id.length > 0 && id.length <= 128 && /^[\x21-\x7e]+$/.test(id),
+          `the replacement for ${what} is not a safe id`,
+        );
+        assert.equal(
+          (response.json as { requestId: unknown }).requestId,
+          id,
+          `the handler saw another id than the echo (${what})`,
+        );
         for (const value of raw) {
-          if (value.length > 0) assert.ok(!response.text.includes(value), `the raw value with ${what} reached the response body`);
+          if (value.length > 0)
+            assert.ok(!response.text.includes(value), `the raw value with ${what} reached the response body`);
         }
       }
     },
@@ -82,7 +97,9 @@ export const requestIdCases: ConformanceCase[] = [
       const port = await server();
       const agent = new http.Agent({ keepAlive: true, maxSockets: 50 });
       try {
-        const ids = await inParallel(10_000, 50, async () => echoedId(await send(port, { path: '/id', agent }), echoHeader));
+        const ids = await inParallel(10_000, 50, async () =>
+          echoedId(await send(port, { path: '/id', agent }), echoHeader),
+        );
         assert.equal(new Set(ids).size, 10_000, 'duplicate request ids were generated');
       } finally {
         agent.destroy();

@@ -29,7 +29,7 @@ export const scopeCases: ConformanceCase[] = [
   },
   {
     id: 'keep-alive',
-    title: 'successive requests on one keep-alive socket never see the previous request\'s values',
+    title: "successive requests on one keep-alive socket never see the previous request's values",
     timeoutMs: 10_000,
     async run({ harness, server, echoHeader, probe }) {
       const port = await server();
@@ -72,7 +72,11 @@ export const scopeCases: ConformanceCase[] = [
       }
       assert.ok(outsideSamples.length > 0, 'the module-load timer must have fired during the requests');
       const leaked = outsideSamples.filter((sample) => sample !== undefined);
-      assert.deepEqual(leaked.slice(0, 5), [], `${leaked.length} of ${outsideSamples.length} timer ticks saw a request id`);
+      assert.deepEqual(
+        leaked.slice(0, 5),
+        [],
+        `${leaked.length} of ${outsideSamples.length} timer ticks saw a request id`,
+      );
     },
   },
   {
@@ -80,9 +84,10 @@ export const scopeCases: ConformanceCase[] = [
     title: 'setting a value outside any request throws instead of failing silently or leaking',
     timeoutMs: 5_000,
     needs: ['setValue'],
-    async run({ harness }) {
+    run({ harness }) {
       assert.throws(() => harness.setValue?.('user', 'leaked'), 'setting a value outside any request must throw');
       assert.equal(harness.getValue?.('user'), undefined);
+      return Promise.resolve();
     },
   },
 ];

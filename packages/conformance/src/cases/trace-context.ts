@@ -25,7 +25,10 @@ const invalid: Array<[string, string | readonly string[]]> = [
   ['a wrong separator', `00_${traceId}_${parentId}_01`],
   ['a non-hex version', `0x-${traceId}-${parentId}-01`],
   ['uppercase flags', `00-${traceId}-${parentId}-0A`],
-  ['two traceparent headers', ['traceparent', `00-${traceId}-${parentId}-01`, 'traceparent', `00-${traceId}-${parentId}-00`]],
+  [
+    'two traceparent headers',
+    ['traceparent', `00-${traceId}-${parentId}-01`, 'traceparent', `00-${traceId}-${parentId}-00`],
+  ],
 ];
 
 export const traceContextCases: ConformanceCase[] = [

@@ -12,7 +12,9 @@ type ErrorMiddleware = (error: unknown, req: ExpressRequest, res: ServerResponse
 
 /** The parts of an express module (4 or 5) the harness uses; pass the module you test against. */
 export interface ExpressModule {
-  (): ((req: IncomingMessage, res: ServerResponse) => void) & { use(...handlers: Array<Middleware | ErrorMiddleware>): unknown };
+  (): ((req: IncomingMessage, res: ServerResponse) => void) & {
+    use(...handlers: Array<Middleware | ErrorMiddleware>): unknown;
+  };
   json(): Middleware;
   urlencoded(options: { extended: boolean }): Middleware;
 }

@@ -18,8 +18,15 @@ type Done = (error?: Error | null, body?: unknown) => void;
 export interface FastifyInstanceLike {
   register(plugin: unknown, options?: unknown): unknown;
   addHook(name: 'preHandler', hook: (request: FastifyRequest, reply: FastifyReply) => Promise<void>): unknown;
-  addContentTypeParser(type: string, parser: (request: FastifyRequest, payload: IncomingMessage, done: Done) => void): unknown;
-  route(options: { method: string[]; url: string; handler: (request: FastifyRequest, reply: FastifyReply) => unknown }): unknown;
+  addContentTypeParser(
+    type: string,
+    parser: (request: FastifyRequest, payload: IncomingMessage, done: Done) => void,
+  ): unknown;
+  route(options: {
+    method: string[];
+    url: string;
+    handler: (request: FastifyRequest, reply: FastifyReply) => unknown;
+  }): unknown;
   setErrorHandler(handler: (error: unknown, request: FastifyRequest, reply: FastifyReply) => unknown): unknown;
   listen(options: { port: number; host: string }): Promise<unknown>;
   close(): Promise<unknown>;
@@ -54,7 +61,9 @@ export function fastifyHarness(options: FastifyHarnessOptions): ConformanceHarne
         // Not async: a synchronous throw from handle() takes fastify's synchronous error path.
         handler(request, reply) {
           const path = new URL(request.url, 'http://127.0.0.1').pathname;
-          return app.handle({ req: request.raw, res: reply.raw, path, body: request.body }).then((response) => reply.code(response.status).send(response.body));
+          return app
+            .handle({ req: request.raw, res: reply.raw, path, body: request.body })
+            .then((response) => reply.code(response.status).send(response.body));
         },
       });
       fastify.setErrorHandler((error, _request, reply) => {

@@ -24,7 +24,13 @@ test('Variable run/get, nesting, defaults and restore on throw', () => {
   const variable = new Variable({ defaultValue: 'default' });
   variable.run('outer', () => {
     variable.run('inner', () => assert.equal(variable.get(), 'inner'));
-    assert.throws(() => variable.run('thrown', () => { throw new Error('boom'); }), /boom/);
+    assert.throws(
+      () =>
+        variable.run('thrown', () => {
+          throw new Error('boom');
+        }),
+      /boom/,
+    );
     assert.equal(variable.get(), 'outer');
   });
   assert.equal(variable.get(), 'default');
@@ -42,7 +48,10 @@ test('Context and requestContext follow awaits and timers; Snapshot and bindEmit
     await requestContext.run({ requestId: 'r' }, async () => {
       await delay(1);
       assert.deepEqual(requestContext.snapshot(), { requestId: 'r' });
-      assert.equal(snapshot.run(() => requestContext.active), false);
+      assert.equal(
+        snapshot.run(() => requestContext.active),
+        false,
+      );
     });
     assert.equal(context.get('step'), 2);
   });
@@ -53,7 +62,10 @@ test('Context and requestContext follow awaits and timers; Snapshot and bindEmit
 test('Variable#set throws ERR_AMBIENT_SET_UNSUPPORTED instead of silently misbehaving', () => {
   const variable = new Variable();
   variable.run('value', () => {
-    assert.throws(() => variable.set('x'), (error) => error instanceof AmbientError && error.code === 'ERR_AMBIENT_SET_UNSUPPORTED');
+    assert.throws(
+      () => variable.set('x'),
+      (error) => error instanceof AmbientError && error.code === 'ERR_AMBIENT_SET_UNSUPPORTED',
+    );
     assert.equal(variable.get(), 'value');
   });
 });

@@ -15,7 +15,7 @@ const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 test('the ESM and the CJS build are different modules', () => {
   assert.notEqual(esm.Variable, cjs.Variable);
-  assert.match(require.resolve('@ambient/core'), /cjs[\/]index\.js$/);
+  assert.match(require.resolve('@ambient/core'), /cjs[/\\]index\.js$/);
 });
 
 test('ESM and CJS share one requestContext object and one storage', async () => {
@@ -40,12 +40,15 @@ test('a set() through one build never escapes a run() of the other', () => {
 });
 
 test('AmbientError from either build is an instance of both classes', () => {
-  assert.throws(() => cjs.requestContext.set('requestId', 'x'), (error) => {
-    assert.ok(error instanceof esm.AmbientError);
-    assert.ok(error instanceof cjs.AmbientError);
-    assert.equal(error.code, 'ERR_AMBIENT_NO_SCOPE');
-    return true;
-  });
+  assert.throws(
+    () => cjs.requestContext.set('requestId', 'x'),
+    (error) => {
+      assert.ok(error instanceof esm.AmbientError);
+      assert.ok(error instanceof cjs.AmbientError);
+      assert.equal(error.code, 'ERR_AMBIENT_NO_SCOPE');
+      return true;
+    },
+  );
 });
 
 test('a second installed copy of the package shares the same store', async (t) => {

@@ -42,7 +42,9 @@ test('run passes arguments through with their types and returns the callback res
 
 test('Variable#wrap keeps the function type and takes a value of the variable', () => {
   const variable = new Variable<string>();
-  expect(variable.wrap('v', (id: string, count: number): boolean => id.length === count)).type.toBe<(id: string, count: number) => boolean>();
+  expect(variable.wrap('v', (id: string, count: number): boolean => id.length === count)).type.toBe<
+    (id: string, count: number) => boolean
+  >();
   expect(variable.wrap).type.not.toBeCallableWith(42, () => 1);
   expect(variable.wrap).type.not.toBeCallableWith('v', 'not a function');
 });

@@ -7,7 +7,10 @@ import * as esm from '@ambient/express-context';
 
 const cjs = createRequire(import.meta.url)('@ambient/express-context');
 
-for (const [name, build] of [['ESM', esm], ['CJS', cjs]]) {
+for (const [name, build] of [
+  ['ESM', esm],
+  ['CJS', cjs],
+]) {
   test(`${name} build: a route reads the request id after an await, and the response echoes it`, async (t) => {
     const app = express();
     app.use(build.expressContext());
@@ -18,7 +21,9 @@ for (const [name, build] of [['ESM', esm], ['CJS', cjs]]) {
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     t.after(() => server.close());
-    const response = await fetch(`http://127.0.0.1:${server.address().port}/`, { headers: { 'x-request-id': `smoke-${name}` } });
+    const response = await fetch(`http://127.0.0.1:${server.address().port}/`, {
+      headers: { 'x-request-id': `smoke-${name}` },
+    });
     assert.equal(response.headers.get('x-request-id'), `smoke-${name}`);
     assert.deepEqual(await response.json(), { seen: `smoke-${name}` });
   });

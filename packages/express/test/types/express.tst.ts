@@ -12,7 +12,9 @@ test('expressContext() is middleware express accepts', () => {
 });
 
 test('its options are http-context options, checked at compile time', () => {
-  expect(expressContext).type.toBeCallableWith({ propagation: { allowedOrigins: ['http://127.0.0.1:8080'] } } satisfies ExpressContextOptions);
+  expect(expressContext).type.toBeCallableWith({
+    propagation: { allowedOrigins: ['http://127.0.0.1:8080'] },
+  } satisfies ExpressContextOptions);
   expect(expressContext).type.not.toBeCallableWith({ requestIdHeader: 42 });
   expect(expressContext).type.not.toBeCallableWith({ onError: () => undefined });
   expect(expressContext).type.not.toBeCallableWith({ headerName: 'x-id' });

@@ -7,7 +7,10 @@ import * as esm from '@ambient/fastify-context';
 
 const cjs = createRequire(import.meta.url)('@ambient/fastify-context');
 
-for (const [name, build] of [['ESM', esm], ['CJS', cjs]]) {
+for (const [name, build] of [
+  ['ESM', esm],
+  ['CJS', cjs],
+]) {
   test(`${name} build: a POST handler reads the request id after the JSON body and an await`, async (t) => {
     const app = fastify();
     await app.register(build.fastifyContext);

@@ -1,4 +1,4 @@
-import { nodeHttpHarness, readersFor, type ConformanceHarness, type KeyValueContext } from '@ambient/conformance';
+import { nodeHttpHarness, readersFor, type ConformanceHarness } from '@ambient/conformance';
 import { httpContext, requestContext } from '@ambient/http-context';
 
 /** The conformance suite's view of httpContext on node:http; its error path is httpContext's onError. */
@@ -6,5 +6,5 @@ export const ambientHttpHarness: ConformanceHarness = nodeHttpHarness({
   name: '@ambient/http-context (node:http)',
   wrap: (listener, onError) => httpContext(listener, { onError }),
   // The suite stores its own keys next to requestId; they are not part of RequestStore, hence the cast.
-  ...readersFor(requestContext as unknown as KeyValueContext),
+  ...readersFor(requestContext),
 });

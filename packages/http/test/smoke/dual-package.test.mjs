@@ -24,17 +24,22 @@ test('a scope opened by the CJS build is read by the ESM build and by core, afte
   );
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => server.close());
-  const response = await fetch(`http://127.0.0.1:${server.address().port}/`, { headers: { 'x-request-id': 'smoke-1' } });
+  const response = await fetch(`http://127.0.0.1:${server.address().port}/`, {
+    headers: { 'x-request-id': 'smoke-1' },
+  });
   assert.equal(response.headers.get('x-request-id'), 'smoke-1');
   assert.deepEqual(await response.json(), ['smoke-1', 'smoke-1']);
 });
 
 test('typed option errors from either build are AmbientErrors with a code', () => {
   for (const build of [esm, cjs]) {
-    assert.throws(() => build.httpContext(() => {}, { requestIdHeader: 1 }), (error) => {
-      assert.ok(error instanceof core.AmbientError);
-      assert.equal(error.code, 'ERR_AMBIENT_HTTP_INVALID_OPTION');
-      return true;
-    });
+    assert.throws(
+      () => build.httpContext(() => {}, { requestIdHeader: 1 }),
+      (error) => {
+        assert.ok(error instanceof core.AmbientError);
+        assert.equal(error.code, 'ERR_AMBIENT_HTTP_INVALID_OPTION');
+        return true;
+      },
+    );
   }
 });

@@ -32,7 +32,10 @@ test('options are typed, and misspelled or mistyped ones do not compile', () => 
     propagation: { allowedOrigins: ['http://127.0.0.1:8080', new URL('https://api.example')] },
     onError: (error: unknown, _req: IncomingMessage, res: ServerResponse) => void res.end(String(error)),
   });
-  expect(httpContext).type.toBeCallableWith(listener, { requestIdHeader: false, propagation: { allowedOrigins: (origin: string) => origin.endsWith('.internal') } });
+  expect(httpContext).type.toBeCallableWith(listener, {
+    requestIdHeader: false,
+    propagation: { allowedOrigins: (origin: string) => origin.endsWith('.internal') },
+  });
   expect(httpContext).type.not.toBeCallableWith(listener, { requestIdHeader: true });
   expect(httpContext).type.not.toBeCallableWith(listener, { requestIDHeader: 'x-id' });
   expect(httpContext).type.not.toBeCallableWith(listener, { generateRequestId: () => 42 });
@@ -43,7 +46,7 @@ test('options are typed, and misspelled or mistyped ones do not compile', () => 
 test('the request store gains traceFlags; adapters get the policy and scope helpers', () => {
   expect(requestContext.get('traceFlags')).type.toBe<string | undefined>();
   const policy = createRequestPolicy({} satisfies HttpContextOptions, 'here');
-  expect(runInRequestScope).type.toBeCallableWith({} as IncomingMessage, {} as ServerResponse, policy, () => 1);
+  expect(runInRequestScope).type.toBeCallableWith({}, {}, policy, () => 1);
   expect(parseTraceParent('x')).type.toBe<TraceParent | undefined>();
   expect<HttpContextErrorCode>().type.toBe<'ERR_AMBIENT_HTTP_INVALID_OPTION' | 'ERR_AMBIENT_HTTP_INVALID_ARGUMENT'>();
 });

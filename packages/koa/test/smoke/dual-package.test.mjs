@@ -7,7 +7,10 @@ import * as esm from '@ambient/koa-context';
 
 const cjs = createRequire(import.meta.url)('@ambient/koa-context');
 
-for (const [name, build] of [['ESM', esm], ['CJS', cjs]]) {
+for (const [name, build] of [
+  ['ESM', esm],
+  ['CJS', cjs],
+]) {
   test(`${name} build: downstream middleware reads the request id after an await; the response echoes it`, async (t) => {
     const app = new Koa();
     app.use(build.koaContext());
@@ -18,7 +21,9 @@ for (const [name, build] of [['ESM', esm], ['CJS', cjs]]) {
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     t.after(() => server.close());
-    const response = await fetch(`http://127.0.0.1:${server.address().port}/`, { headers: { 'x-request-id': `smoke-${name}` } });
+    const response = await fetch(`http://127.0.0.1:${server.address().port}/`, {
+      headers: { 'x-request-id': `smoke-${name}` },
+    });
     assert.equal(response.headers.get('x-request-id'), `smoke-${name}`);
     assert.deepEqual(await response.json(), { seen: `smoke-${name}` });
   });

@@ -5,7 +5,9 @@ import { koaContext, requestContext, type KoaContextOptions } from '@ambient/koa
 test('koaContext() is middleware koa accepts, with typed options', () => {
   const app = new Koa();
   expect(app.use).type.toBeCallableWith(koaContext());
-  expect(app.use).type.toBeCallableWith(koaContext({ requestIdHeader: false, traceContext: false } satisfies KoaContextOptions));
+  expect(app.use).type.toBeCallableWith(
+    koaContext({ requestIdHeader: false, traceContext: false } satisfies KoaContextOptions),
+  );
   expect(koaContext).type.not.toBeCallableWith({ requestIdHeader: 42 });
   expect(koaContext).type.not.toBeCallableWith({ headerName: 'x-id' });
 });

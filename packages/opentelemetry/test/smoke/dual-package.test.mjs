@@ -10,7 +10,10 @@ import * as esm from '@ambient/opentelemetry-context';
 const cjs = createRequire(import.meta.url)('@ambient/opentelemetry-context');
 const spanContext = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', traceFlags: 1 };
 
-for (const [name, build] of [['ESM', esm], ['CJS', cjs]]) {
+for (const [name, build] of [
+  ['ESM', esm],
+  ['CJS', cjs],
+]) {
   test(`${name} build: the context survives an await, and requestContext reports the active span`, async () => {
     const manager = new build.AmbientContextManager().enable();
     try {

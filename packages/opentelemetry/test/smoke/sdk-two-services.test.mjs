@@ -42,12 +42,16 @@ function listen(app) {
 
 function postJson(url, payload) {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, agent: false }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode, body: JSON.parse(body) }));
-    });
+    const request = http.request(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, agent: false },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode, body: JSON.parse(body) }));
+      },
+    );
     request.on('error', reject);
     // Headers first, the body 5 ms later: B's parser then emits the body from the socket, after B's
     // listeners were added, instead of from a buffer drained within the request's scope.
@@ -92,7 +96,14 @@ test('200 concurrent requests through two instrumented express services: one tra
     });
     const invoice = await postJson(`${urlB}/invoice`, { n });
     logger.info({ service: 'A', n }, 'order answered');
-    res.json({ n, requestId: requestContext.get('requestId'), traceId: requestContext.get('traceId'), handlerSpanId, manual, invoice: invoice.body });
+    res.json({
+      n,
+      requestId: requestContext.get('requestId'),
+      traceId: requestContext.get('traceId'),
+      handlerSpanId,
+      manual,
+      invoice: invoice.body,
+    });
   });
   const serverA = await listen(a);
   const urlA = `http://127.0.0.1:${serverA.address().port}`;
@@ -124,7 +135,9 @@ test('200 concurrent requests through two instrumented express services: one tra
     const clients = own.filter((span) => span.kind === api.SpanKind.CLIENT);
     assert.equal(servers.length, 2, `trace of order ${body.n}: a server span in A and in B`);
     assert.equal(clients.length, 1, `trace of order ${body.n}: one client span A -> B`);
-    const [serverA] = servers.filter((span) => /orders/.test(span.name) || span.attributes['http.route'] === '/orders/:n');
+    const [serverA] = servers.filter(
+      (span) => /orders/.test(span.name) || span.attributes['http.route'] === '/orders/:n',
+    );
     const [serverOfB] = servers.filter((span) => span !== serverA);
     assert.ok(serverA && serverOfB, 'both server spans named by route');
     assert.equal(parentOf(serverA), undefined, 'A is the root');
@@ -144,10 +157,16 @@ test('200 concurrent requests through two instrumented express services: one tra
 
     const logged = lines.filter((line) => line.n === String(body.n));
     assert.equal(logged.length, 4);
-    for (const line of logged) assert.equal(line.traceId, body.traceId, `${line.service} ${line.msg} carries the trace id`);
+    for (const line of logged)
+      assert.equal(line.traceId, body.traceId, `${line.service} ${line.msg} carries the trace id`);
     for (const line of logged.filter((entry) => entry.service === 'A')) assert.equal(line.requestId, `order-${body.n}`);
-    assert.match(body.invoice.requestId ?? '', /^[0-9a-f-]{36}$/, "B's handler, run from its body parser's end listener, is in B's request scope");
-    for (const line of logged.filter((entry) => entry.service === 'B')) assert.equal(line.requestId, body.invoice.requestId);
+    assert.match(
+      body.invoice.requestId ?? '',
+      /^[0-9a-f-]{36}$/,
+      "B's handler, run from its body parser's end listener, is in B's request scope",
+    );
+    for (const line of logged.filter((entry) => entry.service === 'B'))
+      assert.equal(line.requestId, body.invoice.requestId);
     const inManual = logged.find((line) => line.msg === 'inside manual span');
     assert.equal(inManual.spanId, inManual.manualSpanId, 'a line inside a span carries that span id');
   }

@@ -9,7 +9,10 @@ import * as esm from '@ambient/pino-context';
 
 const cjs = createRequire(import.meta.url)('@ambient/pino-context');
 
-for (const [name, build] of [['ESM', esm], ['CJS', cjs]]) {
+for (const [name, build] of [
+  ['ESM', esm],
+  ['CJS', cjs],
+]) {
   test(`${name} build: lines inside a request carry its id after an await, lines outside carry nothing`, async () => {
     const lines = [];
     const stream = new Writable({ write: (chunk, _encoding, done) => done(null, lines.push(JSON.parse(chunk))) });
@@ -20,6 +23,9 @@ for (const [name, build] of [['ESM', esm], ['CJS', cjs]]) {
       build.requestLogger(pino(stream)).info('child');
     });
     logger.info('outside');
-    assert.deepEqual(lines.map((line) => line.requestId), [`smoke-${name}`, `smoke-${name}`, undefined]);
+    assert.deepEqual(
+      lines.map((line) => line.requestId),
+      [`smoke-${name}`, `smoke-${name}`, undefined],
+    );
   });
 }

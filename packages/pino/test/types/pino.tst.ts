@@ -6,7 +6,9 @@ import { correlationMixin, genReqId, requestLogger, type CorrelationMixinOptions
 test("correlationMixin() fits pino's mixin option, with custom levels too", () => {
   expect(pino).type.toBeCallableWith({ mixin: correlationMixin() });
   expect(pino).type.toBeCallableWith({ customLevels: { audit: 35 }, mixin: correlationMixin() });
-  expect(correlationMixin).type.toBeCallableWith({ fields: { requestId: 'req_id', spanId: false } } satisfies CorrelationMixinOptions);
+  expect(correlationMixin).type.toBeCallableWith({
+    fields: { requestId: 'req_id', spanId: false },
+  } satisfies CorrelationMixinOptions);
   expect(correlationMixin).type.not.toBeCallableWith({ fields: { requestId: 42 } });
   expect(correlationMixin).type.not.toBeCallableWith({ fields: { traceid: 'x' } });
 });
