@@ -17,7 +17,7 @@ export interface PropagationOptions {
 export interface RequestContextOptions {
   /** The incoming header to take a request id from (default `x-request-id`); `false` never trusts one. */
   requestIdHeader?: string | false;
-  /** Decides whether an incoming id is kept; default: 1–128 printable ASCII, no spaces, quotes or controls. */
+  /** Decides whether an incoming id is kept; default `isValidRequestId`: 1–128 of `A–Z a–z 0–9 - _ . : = + / @`. */
   validateRequestId?: (requestId: string) => boolean;
   /** Makes a request id where none (valid) came in; default: a time-ordered UUIDv7. */
   generateRequestId?: () => string;

@@ -4,10 +4,46 @@ describe('isValidRequestId', () => {
   it.each([
     'a',
     'abc-123',
+    'req-42',
     'a'.repeat(maxRequestIdLength),
-    '!#$%&()*+,-./:;<=>?@[]^_`{|}~',
-    '0190b6b4-5c1e-7c3a-9f7e-2b1d3c4e5f60',
+    'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789',
+    '-_.:=+/@',
+    '0190b6b4-5c1e-7c3a-9f7e-2b1d3c4e5f60', // UUID
+    '01ARZ3NDEKTSV4RRFFQ69G5FAV', // ULID
+    '0ujtsYcgvSTl8PAuAdqWYSMnLOv', // KSUID
+    'dGhpcyBpcyBiYXNlNjQ=', // base64
+    'dGhpcyBpcyBiYXNlNjQ_-w', // base64url
+    '8a4b2c1d3e5f6a7b-AMS', // cf-ray style
+    'user@host:1234',
   ])('accepts %j', (value) => expect(isValidRequestId(value)).toBe(true));
+
+  it.each([
+    '<',
+    '>',
+    ';',
+    ',',
+    '|',
+    '`',
+    '\\',
+    '%',
+    '!',
+    '#',
+    '$',
+    '&',
+    '(',
+    ')',
+    '*',
+    '?',
+    '[',
+    ']',
+    '^',
+    '{',
+    '}',
+    '~',
+  ])('rejects an id containing %j', (character) => {
+    expect(isValidRequestId(`req${character}1`)).toBe(false);
+    expect(isValidRequestId(character)).toBe(false);
+  });
 
   it.each([
     ['empty', ''],
@@ -23,6 +59,7 @@ describe('isValidRequestId', () => {
     ['non-ASCII', 'r\u00e9q'],
     ['an emoji', 'req-\u{1f600}'],
     ['a header sent twice (joined by Node)', 'first, second'],
+    ['markup', 'semi;colon<script>'],
   ])('rejects %s', (_what, value) => expect(isValidRequestId(value)).toBe(false));
 });
 

@@ -5,7 +5,16 @@ import { echoedId, type ConformanceCase } from '../case.js';
 
 const header = 'x-request-id';
 
-const validIds = ['abc-123', 'a'.repeat(128), 'req_1.2:3/4+5=6@host', '!#$%&()*+,-./:;<=>?@[]^_`{|}~', '01J9Z3T4C7M2'];
+/** Ids the default rule honors: every allowed character (`A-Z a-z 0-9 - _ . : = + / @`), and the usual shapes. */
+const validIds = [
+  'abc-123',
+  'a'.repeat(128),
+  'req_1.2:3/4+5=6@host',
+  'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789',
+  '0190b6b4-5c1e-7c3a-9f7e-2b1d3c4e5f60',
+  '01J9Z3T4C7M2',
+  'dGhpcyBpcyBiYXNlNjQ=',
+];
 
 /** Incoming values that must be replaced, never echoed, logged or stored. */
 const invalidIds: Array<[string, readonly string[]]> = [
@@ -17,6 +26,11 @@ const invalidIds: Array<[string, readonly string[]]> = [
   ['a tab', [header, 'req\t1']],
   ['empty', [header, '']],
   ['sent twice', [header, 'first', header, 'second']],
+  ...['<', '>', ';', ',', '|', '`', '\\', '%'].map((character): [string, readonly string[]] => [
+    `a ${JSON.stringify(character)}`,
+    [header, `req${character}1`],
+  ]),
+  ['markup', [header, 'semi;colon<script>']],
 ];
 
 export const requestIdCases: ConformanceCase[] = [
@@ -39,7 +53,8 @@ export const requestIdCases: ConformanceCase[] = [
   },
   {
     id: 'request-id-invalid',
-    title: 'too long, non-ASCII, spaces, quotes, control characters, empty and duplicated ids are replaced',
+    title:
+      'too long, non-ASCII, spaces, quotes, markup and shell characters, control characters, empty and duplicated ids are replaced',
     timeoutMs: 10_000,
     async run({ server, echoHeader }) {
       const port = await server();
@@ -52,7 +67,7 @@ export const requestIdCases: ConformanceCase[] = [
           `an id with ${what} was echoed as it came (${JSON.stringify(id.length > 20 ? `${id.slice(0, 20)}…` : id)})`,
         );
         assert.ok(
-          id.length > 0 && id.length <= 128 && /^[\x21-\x7e]+$/.test(id),
+          id.length > 0 && id.length <= 128 && /^[A-Za-z0-9\-_.:=+/@]+$/.test(id),
           `the replacement for ${what} is not a safe id`,
         );
         assert.equal(
