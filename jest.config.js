@@ -17,6 +17,10 @@ const moduleNameMapper = {
   ...Object.fromEntries(
     Object.entries(packages).map(([folder, name]) => [`^${name}$`, `<rootDir>/packages/${folder}/src/index.ts`]),
   ),
+  // The adapter-only entries (`@ambient/core/adapter`, `@ambient/http-context/adapter`).
+  ...Object.fromEntries(
+    Object.entries(packages).map(([folder, name]) => [`^${name}/adapter$`, `<rootDir>/packages/${folder}/src/adapter.ts`]),
+  ),
   // Sources import siblings as './x.js' (NodeNext); under jest they are './x.ts'.
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
@@ -32,4 +36,8 @@ module.exports = {
     moduleNameMapper,
   })),
   maxWorkers: 2,
+  // V8's own coverage: it needs no instrumenting transform, so swc stays the only one.
+  coverageProvider: 'v8',
+  collectCoverageFrom: ['packages/*/src/**/*.ts'],
+  coverageReporters: ['text-summary', 'json-summary'],
 };

@@ -1,6 +1,7 @@
 import { errors } from './errors.js';
 import * as shared from './storage.js';
-import { notAFunction, readOptions } from './validate.js';
+import { readOptions, rules, type OptionShape } from './read-options.js';
+import { notAFunction } from './validate.js';
 
 export interface ContextOptions {
   /** Used in error messages, e.g. `requestContext.set() was called outside any requestContext scope`. */
@@ -36,14 +37,18 @@ const scopePrototype: object = Object.create(null) as object;
 /* Hot-path bindings as this module's own consts, for the reason given in variable.ts. */
 const { storage, frameWith, runWithFrame, allocateSlot } = shared;
 const kSlot = Symbol('ambient.Context.slot');
+const kHowToOpenAScope = Symbol('ambient.Context.howToOpenAScope');
 
 export class ScopedContext<S extends object> implements Context<S> {
   declare readonly name: string;
   declare readonly [kSlot]: number;
+  /** The end of an ERR_AMBIENT_NO_SCOPE message: how to open a scope of this context. */
+  declare readonly [kHowToOpenAScope]: string;
 
-  constructor(name: string) {
+  constructor(name: string, howToOpenAScope = `Wrap the call in ${name}.run(values, fn) to open a scope.`) {
     this.name = name;
     this[kSlot] = allocateSlot();
+    this[kHowToOpenAScope] = howToOpenAScope;
   }
 
   get active(): boolean {
@@ -89,13 +94,17 @@ export class ScopedContext<S extends object> implements Context<S> {
 
   #scope(operation: string): Partial<S> {
     const scope = storage.getStore()?.[this[kSlot]] as Partial<S> | undefined;
-    if (scope === undefined) throw errors.noScope(this.name, operation);
+    if (scope === undefined) throw errors.noScope(this.name, operation, this[kHowToOpenAScope]);
     return scope;
   }
 }
 
+const contextOptions: OptionShape<ContextOptions> = { name: rules.string };
+
 /** Creates a typed per-scope store. Create contexts once, at module level, like Python's ContextVars. */
 export function createContext<S extends object>(options?: ContextOptions): Context<S> {
-  const { name = 'context' } = readOptions<ContextOptions>(options, 'createContext(options)');
+  const { name = 'context' } = readOptions<ContextOptions>(options, contextOptions, {
+    where: 'createContext(options)',
+  });
   return new ScopedContext<S>(name);
 }

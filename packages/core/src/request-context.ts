@@ -54,5 +54,10 @@ class RequestContext extends ScopedContext<RequestStore> {
  */
 export const requestContext: Context<RequestStore> = sharedSingleton(
   'requestContext',
-  () => new RequestContext('requestContext'),
+  () =>
+    new RequestContext(
+      'requestContext',
+      'Open one first: mount the framework adapter (expressContext(), koaContext(), fastifyContext(), ' +
+        'httpContext()) in front of this code, or wrap the call in requestContext.run({ requestId }, fn).',
+    ),
 );

@@ -1,7 +1,7 @@
 import { errors } from './errors.js';
 import { wrapInFrame } from './run-in-frame.js';
 import * as shared from './storage.js';
-import { notAFunction, readOptions } from './validate.js';
+import { notAFunction } from './validate.js';
 
 export interface VariableOptions<T> {
   /** Shown in error messages and debuggers. */
@@ -37,7 +37,7 @@ export class Variable<T> {
   declare readonly [kDefaultValue]: T | undefined;
 
   constructor(options?: VariableOptions<T>) {
-    const { name = '', defaultValue } = readOptions<VariableOptions<T>>(options, 'new Variable(options)');
+    const { name = '', defaultValue } = readVariableOptions(options);
     this.name = name;
     this[kDefaultValue] = defaultValue;
     this[kSlot] = allocateSlot();
@@ -77,9 +77,26 @@ export class Variable<T> {
    */
   set(value: T): void {
     const frame = storage.getStore();
-    if (frame === undefined) throw errors.noScope(owner(this.name), 'set');
+    if (frame === undefined)
+      throw errors.noScope(owner(this.name), 'set', `Wrap the call in ${owner(this.name)}.run(value, fn).`);
     storage.enterWith(frameWith(frame, this[kSlot], value === undefined ? kUndefined : value));
   }
+}
+
+/**
+ * Variable is the TC39 AsyncContext surface, so it reads its options as the proposal does rather than through
+ * the strict readOptions every other Ambient API uses: unknown keys are not rejected (tc39/proposal-async-context,
+ * the AsyncContext.Variable constructor reads only `name` and `defaultValue`).
+ */
+function readVariableOptions<T>(options: VariableOptions<T> | undefined): VariableOptions<T> {
+  if (options === undefined) return {};
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw errors.invalidArgument('new Variable(options)', 'an options object or undefined', options);
+  }
+  if (options.name !== undefined && typeof options.name !== 'string') {
+    throw errors.invalidArgument('new Variable(options): options.name', 'a string', options.name);
+  }
+  return options;
 }
 
 function owner(name: string): string {

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { bindEmitter, bindEmitterPrototype, Variable } from '@ambient/core';
+import { bindEmitter, Variable } from '@ambient/core';
+import { bindEmitterPrototype } from '@ambient/core/adapter';
 import { expectAmbientError } from './helpers/starting-states.js';
 
 const variable = new Variable<string>({ name: 'bind-emitter-prototype' });

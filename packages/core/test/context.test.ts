@@ -150,8 +150,22 @@ describe('createContext', () => {
     expectAmbientError(() => context.run(null as never, () => undefined), 'ERR_AMBIENT_INVALID_ARGUMENT');
     expectAmbientError(() => context.run('r1' as never, () => undefined), 'ERR_AMBIENT_INVALID_ARGUMENT');
     expectAmbientError(() => context.run({}, undefined as never), 'ERR_AMBIENT_INVALID_ARGUMENT');
-    expectAmbientError(() => createContext({ name: 1 as never }), 'ERR_AMBIENT_INVALID_ARGUMENT');
-    expectAmbientError(() => createContext('name' as never), 'ERR_AMBIENT_INVALID_ARGUMENT');
+  });
+
+  it('rejects bad options with ERR_AMBIENT_INVALID_OPTION, unknown keys included', () => {
+    expectAmbientError(() => createContext({ name: 1 as never }), 'ERR_AMBIENT_INVALID_OPTION');
+    expectAmbientError(() => createContext('name' as never), 'ERR_AMBIENT_INVALID_OPTION');
+    expectAmbientError(() => createContext({ nmae: 'jobs' } as never), 'ERR_AMBIENT_INVALID_OPTION');
+    expectAmbientError(() => createContext({ name: 'jobs', defaultValue: 1 } as never), 'ERR_AMBIENT_INVALID_OPTION');
+    expect(createContext({ name: 'jobs' }).name).toBe('jobs');
+    expect(createContext(undefined).name).toBe('context');
+  });
+
+  it('tells how to open a scope of this context, not of an HTTP adapter', () => {
+    const jobs = createContext<{ jobId: string }>({ name: 'jobs' });
+    expect(() => jobs.set('jobId', 'j-1')).toThrow(/jobs\.run\(values, fn\)/);
+    expect(() => jobs.set('jobId', 'j-1')).not.toThrow(/expressContext/);
+    expect(() => requestContext.set('requestId', 'r-1')).toThrow(/expressContext\(\)/);
   });
 });
 

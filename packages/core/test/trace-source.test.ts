@@ -1,4 +1,5 @@
-import { requestContext, setTraceSource, type ActiveTrace } from '@ambient/core';
+import { requestContext } from '@ambient/core';
+import { setTraceSource, type ActiveTrace } from '@ambient/core/adapter';
 
 describe('setTraceSource: requestContext reports the active span', () => {
   let active: ActiveTrace | undefined;

@@ -1,0 +1,28 @@
+/**
+ * `@ambient/core/adapter`: what only authors of adapters and integrations need (binding framework prototypes,
+ * reporting a tracer's active span, the error and options toolkit). Applications import `@ambient/core`.
+ */
+export { bindEmitterPrototype } from './bind-emitter.js';
+export { setTraceSource, type ActiveTrace, type TraceSource } from './trace-source.js';
+export {
+  defineErrors,
+  defineWarnings,
+  type CauseOption,
+  type CodesOf,
+  type ErrorFactories,
+  type ErrorTemplate,
+  type MessageTemplate,
+  type WarningEmitters,
+  type WarningTemplate,
+} from './define-errors.js';
+export { optionErrorTemplates } from './option-errors.js';
+export {
+  readOptions,
+  rule,
+  rules,
+  type OptionErrors,
+  type OptionRule,
+  type OptionShape,
+  type ReadOptionsContext,
+} from './read-options.js';
+export { describeValue } from './describe-value.js';
