@@ -1,6 +1,7 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { bindEmitterPrototype } from '@ambient/core';
-import { createRequestPolicy, runInRequestScope, type RequestContextOptions } from '@ambient/http-context';
+import { bindEmitterPrototype } from '@ambient/core/adapter';
+import type { RequestContextOptions } from '@ambient/http-context';
+import { createRequestPolicy, runInRequestScope } from '@ambient/http-context/adapter';
 
 export type ExpressContextOptions = RequestContextOptions;
 

@@ -1,18 +1,16 @@
-import { AmbientError, describeValue } from '@ambient/core';
+import type { AmbientError } from '@ambient/core';
+import { defineErrors, optionErrorTemplates, type CodesOf } from '@ambient/core/adapter';
 
-/** Every code @ambient/fastify-context throws, beyond @ambient/http-context's for the shared options. */
-export type FastifyContextErrorCode = 'ERR_AMBIENT_FASTIFY_INVALID_OPTION';
+declare module '@ambient/core' {
+  interface AmbientErrorCodes {
+    ERR_AMBIENT_FASTIFY_INVALID_OPTION: true;
+  }
+}
 
-export const errors = {
-  invalidOption(
-    where: string,
-    option: string,
-    expected: string,
-    received: unknown,
-  ): AmbientError<FastifyContextErrorCode> {
-    return new AmbientError(
-      'ERR_AMBIENT_FASTIFY_INVALID_OPTION',
-      `${where}: option "${option}" must be ${expected}, received ${describeValue(received)}.`,
-    );
-  },
-};
+/** Every error @ambient/fastify-context throws, beyond @ambient/http-context's for the shared options. */
+export const errors = defineErrors({
+  ...optionErrorTemplates('ERR_AMBIENT_FASTIFY_INVALID_OPTION'),
+});
+
+export type FastifyContextErrorCode = CodesOf<typeof errors>;
+export type FastifyContextError = AmbientError<FastifyContextErrorCode>;

@@ -1,11 +1,8 @@
 import type { FastifyPluginCallback } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
-import {
-  createRequestPolicy,
-  runInRequestScope,
-  type RequestContextOptions,
-  type RequestPolicy,
-} from '@ambient/http-context';
+import { readOptions as readOwnOptions, rules } from '@ambient/core/adapter';
+import type { RequestContextOptions } from '@ambient/http-context';
+import { createRequestPolicy, runInRequestScope, type RequestPolicy } from '@ambient/http-context/adapter';
 import { errors } from './errors.js';
 
 export interface FastifyContextOptions extends RequestContextOptions {
@@ -50,10 +47,12 @@ function readOptions(
 ): { policy: RequestPolicy; fastifyIds: boolean } {
   const where = 'fastify.register(fastifyContext, options)';
   const policy = createRequestPolicy(options, where, ['useFastifyRequestId', ...registerOptions]);
-  const { useFastifyRequestId } = options;
-  if (useFastifyRequestId !== undefined && typeof useFastifyRequestId !== 'boolean') {
-    throw errors.invalidOption(where, 'useFastifyRequestId', 'a boolean', useFastifyRequestId);
-  }
+  // The shared options were checked by createRequestPolicy; the plugin's own under its own code.
+  const { useFastifyRequestId } = readOwnOptions<Pick<FastifyContextOptions, 'useFastifyRequestId'>>(
+    { useFastifyRequestId: options.useFastifyRequestId },
+    { useFastifyRequestId: rules.boolean },
+    { where, errors },
+  );
   const header = initialConfig.requestIdHeader;
   return { policy, fastifyIds: useFastifyRequestId ?? (typeof header === 'string' && header !== 'request-id') };
 }

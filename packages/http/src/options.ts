@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errors } from './errors.js';
+import { readOptions, rule, rules, type OptionRule, type OptionShape } from '@ambient/core/adapter';
+import { errors, warnings } from './errors.js';
 import { isValidRequestId, uuidv7 } from './request-id.js';
 
 /** Where outgoing requests made inside a request may carry its request id and traceparent. */
@@ -55,60 +56,59 @@ export interface OutgoingPolicy {
 }
 
 const defaultHeader = 'x-request-id';
-const sharedKeys = [
-  'requestIdHeader',
-  'validateRequestId',
-  'generateRequestId',
-  'echoRequestId',
-  'traceContext',
-  'propagation',
-] as const;
 
 /** RFC 9110 token characters: what a header name may be made of. */
-const headerName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const headerNamePattern = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const isHeaderName = (value: unknown): value is string => typeof value === 'string' && headerNamePattern.test(value);
+const headerName = rule('a header name', isHeaderName);
+
+const sharedOptions: OptionShape<RequestContextOptions> = {
+  requestIdHeader: rule(
+    'a header name or false',
+    (value): value is string | false => value === false || isHeaderName(value),
+  ),
+  validateRequestId: rules.function('(requestId: string) => boolean'),
+  generateRequestId: rules.function('() => string'),
+  echoRequestId: rule(
+    'a boolean or a header name',
+    (value): value is boolean | string => typeof value === 'boolean' || isHeaderName(value),
+  ),
+  traceContext: rules.boolean,
+  propagation: rule(
+    'an object { allowedOrigins }',
+    (value): value is PropagationOptions => typeof value === 'object' && value !== null,
+  ),
+};
+
+const propagationOptions: OptionShape<PropagationOptions> = {
+  allowedOrigins: rule(
+    'an array of origins or a function',
+    (value): value is PropagationOptions['allowedOrigins'] => Array.isArray(value) || typeof value === 'function',
+  ),
+  requestIdHeader: headerName,
+};
 
 /**
- * Checks options eagerly, so that a typo fails when the server is built, not on the first request. `extraKeys`
- * are the adapter's own options, which it checks itself.
+ * Checks options eagerly, so that a typo fails when the server is built, not on the first request.
+ * `adapterOptions` names the adapter's own options, which are allowed here and checked by the adapter.
  */
-export function createRequestPolicy(options: unknown, where: string, extraKeys: readonly string[] = []): RequestPolicy {
-  if (options === undefined) options = {};
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw errors.invalidOption(where, 'options', 'an object or undefined', options);
-  }
-  const known = [...sharedKeys, ...extraKeys];
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) throw errors.unknownOption(where, key, known);
-  }
-  const given = options as RequestContextOptions;
-
+export function createRequestPolicy(
+  options: unknown,
+  where: string,
+  adapterOptions: readonly string[] = [],
+): RequestPolicy {
+  const shape: OptionShape<RequestContextOptions> = { ...sharedOptions };
+  for (const key of adapterOptions) (shape as Record<string, OptionRule<unknown>>)[key] = rules.any();
+  const given = readOptions<RequestContextOptions>(options, shape, { where, errors });
   const incoming = given.requestIdHeader ?? defaultHeader;
-  if (incoming !== false && (typeof incoming !== 'string' || !headerName.test(incoming))) {
-    throw errors.invalidOption(where, 'requestIdHeader', 'a header name or false', incoming);
-  }
-  const validate = given.validateRequestId ?? isValidRequestId;
-  if (typeof validate !== 'function') {
-    throw errors.invalidOption(where, 'validateRequestId', 'a function (requestId: string) => boolean', validate);
-  }
-  const generate = given.generateRequestId ?? uuidv7;
-  if (typeof generate !== 'function') {
-    throw errors.invalidOption(where, 'generateRequestId', 'a function () => string', generate);
-  }
   const echo = given.echoRequestId ?? true;
-  if (typeof echo !== 'boolean' && (typeof echo !== 'string' || !headerName.test(echo))) {
-    throw errors.invalidOption(where, 'echoRequestId', 'a boolean or a header name', echo);
-  }
-  const traceContext = given.traceContext ?? true;
-  if (typeof traceContext !== 'boolean') {
-    throw errors.invalidOption(where, 'traceContext', 'a boolean', traceContext);
-  }
   const incomingHeader = incoming === false ? undefined : incoming.toLowerCase();
   return {
     incomingHeader,
-    validate,
-    generate: safeGenerator(generate),
+    validate: given.validateRequestId ?? isValidRequestId,
+    generate: safeGenerator(given.generateRequestId ?? uuidv7),
     echoHeader: echo === false ? undefined : echo === true ? (incomingHeader ?? defaultHeader) : echo.toLowerCase(),
-    traceContext,
+    traceContext: given.traceContext ?? true,
     propagation:
       given.propagation === undefined
         ? undefined
@@ -117,21 +117,19 @@ export function createRequestPolicy(options: unknown, where: string, extraKeys: 
 }
 
 function createOutgoingPolicy(options: PropagationOptions, where: string, fallbackHeader: string): OutgoingPolicy {
-  if (typeof options !== 'object' || options === null) {
-    throw errors.invalidOption(where, 'propagation', 'an object { allowedOrigins }', options);
-  }
-  const { allowedOrigins, requestIdHeader = fallbackHeader } = options;
-  if (typeof requestIdHeader !== 'string' || !headerName.test(requestIdHeader)) {
-    throw errors.invalidOption(where, 'propagation.requestIdHeader', 'a header name', requestIdHeader);
-  }
+  const { allowedOrigins, requestIdHeader = fallbackHeader } = readOptions(options, propagationOptions, {
+    where,
+    errors,
+    path: 'propagation',
+  });
   if (typeof allowedOrigins === 'function') {
     return { isAllowed: allowedOrigins, requestIdHeader: requestIdHeader.toLowerCase() };
   }
-  if (!Array.isArray(allowedOrigins)) {
+  if (allowedOrigins === undefined) {
     throw errors.invalidOption(
       where,
       'propagation.allowedOrigins',
-      'an array of origins or a function',
+      propagationOptions.allowedOrigins.expected,
       allowedOrigins,
     );
   }
@@ -148,7 +146,7 @@ function originOf(entry: unknown, where: string): string {
   try {
     url = entry instanceof URL ? entry : new URL(String(entry));
   } catch (cause) {
-    throw Object.assign(errors.invalidOption(where, 'propagation.allowedOrigins', expected, entry), { cause });
+    throw errors.invalidOption(where, 'propagation.allowedOrigins', expected, entry, { cause });
   }
   if (
     (typeof entry !== 'string' && !(entry instanceof URL)) ||
@@ -165,17 +163,10 @@ function originOf(entry: unknown, where: string): string {
  */
 function safeGenerator(generate: () => string): () => string {
   if (generate === uuidv7) return uuidv7;
-  let warned = false;
   return () => {
     const id: unknown = generate();
     if (typeof id === 'string' && id.length > 0) return id;
-    if (!warned) {
-      warned = true;
-      process.emitWarning(
-        `generateRequestId returned ${typeof id === 'string' ? 'an empty string' : typeof id}; using a UUIDv7 instead.`,
-        { code: 'AMBIENT_W_BAD_GENERATED_ID' },
-      );
-    }
+    warnings.badGeneratedId(typeof id === 'string' ? 'an empty string' : typeof id);
     return uuidv7();
   };
 }

@@ -12,7 +12,7 @@ declare module '@ambient/core' {
 }
 
 /** The values a request's scope starts with: its request id (incoming and valid, or new) and its trace. */
-export function requestValues(req: IncomingMessage, policy: RequestPolicy, requestId?: string): RequestStore {
+function requestValues(req: IncomingMessage, policy: RequestPolicy, requestId?: string): RequestStore {
   // With an id already chosen (fastify's), only the traceparent is looked for.
   const incoming = readIncoming(
     req.rawHeaders,

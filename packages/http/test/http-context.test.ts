@@ -72,7 +72,10 @@ describe('httpContext request-id policy', () => {
         }
       });
       expect(emitWarning).toHaveBeenCalledTimes(1);
-      expect(emitWarning.mock.calls[0]?.[1]).toEqual({ code: 'AMBIENT_W_BAD_GENERATED_ID' });
+      expect(emitWarning.mock.calls[0]?.[1]).toEqual({
+        type: 'AmbientWarning',
+        code: 'WARN_AMBIENT_HTTP_BAD_GENERATED_ID',
+      });
     } finally {
       emitWarning.mockRestore();
     }

@@ -1,4 +1,5 @@
-import { createRequestPolicy, httpContext } from '@ambient/http-context';
+import { httpContext } from '@ambient/http-context';
+import { createRequestPolicy } from '@ambient/http-context/adapter';
 
 function codeOf(fn: () => unknown): unknown {
   try {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestContext, Snapshot } from '@ambient/core';
-import { createRequestPolicy, runInRequestScope, type RequestContextOptions } from '@ambient/http-context';
+import type { RequestContextOptions } from '@ambient/http-context';
+import { createRequestPolicy, runInRequestScope } from '@ambient/http-context/adapter';
 
 export type KoaContextOptions = RequestContextOptions;
 

@@ -8,7 +8,8 @@ import {
   type ContextManager,
   type SpanContext,
 } from '@opentelemetry/api';
-import { Snapshot, Variable, requestContext, setTraceSource, type ActiveTrace } from '@ambient/core';
+import { Snapshot, Variable, requestContext } from '@ambient/core';
+import { setTraceSource, type ActiveTrace } from '@ambient/core/adapter';
 import { bindEmitterToContext } from './bind-emitter.js';
 import { forwardingFunction } from './forwarding-function.js';
 

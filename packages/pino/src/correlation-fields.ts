@@ -1,4 +1,5 @@
 import { requestContext } from '@ambient/core';
+import { readOptions, rule, type OptionShape } from '@ambient/core/adapter';
 import { errors } from './errors.js';
 
 /** Where each correlation value goes in a log line; `false` leaves it out. */
@@ -18,28 +19,22 @@ export interface ResolvedFieldNames {
 }
 
 const defaults: ResolvedFieldNames = { requestId: 'requestId', traceId: 'traceId', spanId: 'spanId' };
-const knownFields = Object.keys(defaults) as (keyof ResolvedFieldNames)[];
 
-export function resolveFieldNames(fields: unknown, where: string): ResolvedFieldNames {
+const fieldName = rule(
+  'a non-empty string or false',
+  (value): value is string | false => value === false || (typeof value === 'string' && value.length > 0),
+);
+const fieldNames: OptionShape<CorrelationFieldNames> = { requestId: fieldName, traceId: fieldName, spanId: fieldName };
+
+/** The `fields` option of correlationMixin() and requestLogger(), checked, with the defaults filled in. */
+export function resolveFieldNames(fields: CorrelationFieldNames | undefined, where: string): ResolvedFieldNames {
   if (fields === undefined) return defaults;
-  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {
-    throw errors.invalidOption(where, 'fields', 'an object such as { requestId: "reqId" }', fields);
-  }
-  const given = fields as Record<string, unknown>;
-  for (const name of Object.keys(given)) {
-    if (!knownFields.includes(name as keyof ResolvedFieldNames))
-      throw errors.unknownOption(where, `fields.${name}`, knownFields);
-  }
-  const resolved = { ...defaults };
-  for (const name of knownFields) {
-    const value = given[name];
-    if (value === undefined) continue;
-    if (value !== false && (typeof value !== 'string' || value.length === 0)) {
-      throw errors.invalidOption(where, `fields.${name}`, 'a non-empty string or false', value);
-    }
-    resolved[name] = value;
-  }
-  return resolved;
+  const given = readOptions(fields, fieldNames, { where, errors, path: 'fields' });
+  return {
+    requestId: given.requestId ?? defaults.requestId,
+    traceId: given.traceId ?? defaults.traceId,
+    spanId: given.spanId ?? defaults.spanId,
+  };
 }
 
 /**

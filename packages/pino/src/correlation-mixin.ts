@@ -1,4 +1,5 @@
 import { correlationFields, resolveFieldNames, type CorrelationFieldNames } from './correlation-fields.js';
+import { readOptions, rules, type OptionShape } from '@ambient/core/adapter';
 import { errors } from './errors.js';
 
 /** pino's `mixin` signature; `L` is the logger type pino passes (left open so pino 8, 9 and 10 all fit). */
@@ -11,7 +12,10 @@ export interface CorrelationMixinOptions<L = unknown> {
   mixin?: MixinFunction<L>;
 }
 
-const knownOptions = ['fields', 'mixin'];
+const mixinOptions: OptionShape<CorrelationMixinOptions> = {
+  fields: rules.object,
+  mixin: rules.function('(mergeObject, level, logger) => object'),
+};
 const correlationMixins = new WeakSet<object>();
 
 /**
@@ -23,13 +27,12 @@ const correlationMixins = new WeakSet<object>();
  */
 export function correlationMixin<L = unknown>(options: CorrelationMixinOptions<L> = {}): MixinFunction {
   const where = 'correlationMixin(options)';
-  if (typeof options !== 'object' || options === null)
-    throw errors.invalidArgument(where, 'an options object', options);
-  for (const name of Object.keys(options))
-    if (!knownOptions.includes(name)) throw errors.unknownOption(where, name, knownOptions);
+  readOptions<CorrelationMixinOptions<L>>(options, mixinOptions, {
+    where,
+    errors,
+  });
   const names = resolveFieldNames(options.fields, where);
   const own = options.mixin;
-  if (own !== undefined && typeof own !== 'function') throw errors.invalidOption(where, 'mixin', 'a function', own);
 
   // pino merges the log call's own object into the returned one (Object.assign), so every call returns a
   // fresh object: a shared one would collect the fields of earlier lines.

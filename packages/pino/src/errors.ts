@@ -1,29 +1,34 @@
-import { AmbientError, describeValue as describe } from '@ambient/core';
+import type { AmbientError } from '@ambient/core';
+import { defineErrors, defineWarnings, describeValue, optionErrorTemplates, type CodesOf } from '@ambient/core/adapter';
 
-/** Every code @ambient/pino-context throws. Match on `error.code`, never on the message. */
-export type PinoContextErrorCode = 'ERR_AMBIENT_PINO_INVALID_OPTION' | 'ERR_AMBIENT_PINO_INVALID_ARGUMENT';
+declare module '@ambient/core' {
+  interface AmbientErrorCodes {
+    ERR_AMBIENT_PINO_INVALID_OPTION: true;
+    ERR_AMBIENT_PINO_INVALID_ARGUMENT: true;
+  }
+}
 
+/** Every error @ambient/pino-context throws. Match on `error.code`, never on the message. */
+export const errors = defineErrors({
+  ...optionErrorTemplates('ERR_AMBIENT_PINO_INVALID_OPTION'),
+  invalidArgument: {
+    code: 'ERR_AMBIENT_PINO_INVALID_ARGUMENT',
+    message: (where: string, expected: string, received: unknown) =>
+      `${where}: expected ${expected}, received ${describeValue(received)}.`,
+  },
+});
+
+/** Every warning @ambient/pino-context emits (`process.on('warning')`, type `AmbientWarning`). */
+export const warnings = defineWarnings({
+  pinoHttpOutsideScope: {
+    code: 'WARN_AMBIENT_PINO_HTTP_OUTSIDE_SCOPE',
+    once: true,
+    message: () =>
+      "pino-http asked for a request id outside any request scope, so its ids will not match Ambient's. " +
+      'Mount the Ambient adapter (expressContext(), koaContext(), ...) before pino-http.',
+  },
+});
+
+export type PinoContextErrorCode = CodesOf<typeof errors>;
 export type PinoContextError = AmbientError<PinoContextErrorCode>;
-
-export const errors = {
-  invalidOption(where: string, option: string, expected: string, received: unknown): PinoContextError {
-    return new AmbientError(
-      'ERR_AMBIENT_PINO_INVALID_OPTION',
-      `${where}: option "${option}" must be ${expected}, received ${describe(received)}.`,
-    );
-  },
-
-  unknownOption(where: string, option: string, known: readonly string[]): PinoContextError {
-    return new AmbientError(
-      'ERR_AMBIENT_PINO_INVALID_OPTION',
-      `${where}: unknown option "${option}". Known options: ${known.join(', ')}.`,
-    );
-  },
-
-  invalidArgument(where: string, expected: string, received: unknown): PinoContextError {
-    return new AmbientError(
-      'ERR_AMBIENT_PINO_INVALID_ARGUMENT',
-      `${where}: expected ${expected}, received ${describe(received)}.`,
-    );
-  },
-};
+export type PinoContextWarningCode = (typeof warnings.codes)[keyof typeof warnings.codes];

@@ -2,5 +2,5 @@ export { correlationMixin, type CorrelationMixinOptions, type MixinFunction } fr
 export type { CorrelationFieldNames } from './correlation-fields.js';
 export { requestLogger, type ChildLogger, type RequestLoggerOptions } from './request-logger.js';
 export { genReqId } from './pino-http.js';
-export type { PinoContextError, PinoContextErrorCode } from './errors.js';
+export type { PinoContextError, PinoContextErrorCode, PinoContextWarningCode } from './errors.js';
 export { requestContext, type RequestStore } from '@ambient/core';

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { requestContext } from '@ambient/core';
-
-let warnedOutsideScope = false;
+import { warnings } from './errors.js';
 
 /**
  * pino-http's `genReqId`: the request id is Ambient's, so `req.id`, the `reqId` of `req.log` lines and
@@ -13,19 +12,12 @@ let warnedOutsideScope = false;
  *
  * pino-http calls it when its middleware runs; mounted before the Ambient adapter there is no request scope
  * yet, so it keeps an id the request already has (`req.id`) or makes a UUID, and warns once
- * (AMBIENT_PINO_HTTP_OUTSIDE_SCOPE), since the ids in the logs would then disagree.
+ * (WARN_AMBIENT_PINO_HTTP_OUTSIDE_SCOPE), since the ids in the logs would then disagree.
  */
 export function genReqId(req: IncomingMessage): string {
   const requestId = requestContext.get('requestId');
   if (requestId !== undefined) return requestId;
-  if (!warnedOutsideScope) {
-    warnedOutsideScope = true;
-    process.emitWarning(
-      "pino-http asked for a request id outside any request scope, so its ids will not match Ambient's. " +
-        'Mount the Ambient adapter (expressContext(), koaContext(), ...) before pino-http.',
-      { type: 'AmbientWarning', code: 'AMBIENT_PINO_HTTP_OUTSIDE_SCOPE' },
-    );
-  }
+  warnings.pinoHttpOutsideScope();
   const existing = (req as IncomingMessage & { id?: unknown }).id;
   return typeof existing === 'string' && existing.length > 0 ? existing : randomUUID();
 }

@@ -6,6 +6,7 @@ import {
   type ResolvedFieldNames,
 } from './correlation-fields.js';
 import { isCorrelationMixin } from './correlation-mixin.js';
+import { readOptions, rules, type OptionShape } from '@ambient/core/adapter';
 import { errors } from './errors.js';
 
 /** Any logger with pino's `child(bindings)`: pino itself, and bunyan- or winston-style loggers. */
@@ -41,7 +42,7 @@ export function requestLogger<L extends ChildLogger>(base: L, options?: RequestL
   if (typeof base !== 'object' || base === null || typeof base.child !== 'function') {
     throw errors.invalidArgument('requestLogger(base)', 'a logger with a child() method, such as pino()', base);
   }
-  const names = options === undefined ? defaultNames : readOptions(options);
+  const names = options === undefined ? defaultNames : resolveOptions(options);
   let writesFields = basesWithMixin.get(base);
   if (writesFields === undefined) basesWithMixin.set(base, (writesFields = isCorrelationMixin(pinoMixinOf(base))));
   if (writesFields) return base;
@@ -74,12 +75,11 @@ function pinoMixinOf(logger: object): unknown {
   return undefined;
 }
 
-function readOptions(options: RequestLoggerOptions): ResolvedFieldNames {
+const loggerOptions: OptionShape<RequestLoggerOptions> = { fields: rules.object };
+
+function resolveOptions(options: RequestLoggerOptions): ResolvedFieldNames {
   const where = 'requestLogger(base, options)';
-  if (typeof options !== 'object' || options === null)
-    throw errors.invalidArgument(where, 'an options object', options);
-  for (const name of Object.keys(options)) if (name !== 'fields') throw errors.unknownOption(where, name, ['fields']);
-  return resolveFieldNames(options.fields, where);
+  return resolveFieldNames(readOptions(options, loggerOptions, { where, errors }).fields, where);
 }
 
 function sameFields(a: Record<string, string>, b: Record<string, string>): boolean {

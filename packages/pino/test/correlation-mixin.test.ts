@@ -110,9 +110,9 @@ describe('correlationMixin options', () => {
     expect(thrown).toMatchObject({ code: 'ERR_AMBIENT_PINO_INVALID_OPTION', message: expect.stringMatching(message) });
   });
 
-  it('rejects a non-object argument with ERR_AMBIENT_PINO_INVALID_ARGUMENT', () => {
+  it('rejects non-object options with ERR_AMBIENT_PINO_INVALID_OPTION', () => {
     expect(() => correlationMixin(null as never)).toThrow(
-      expect.objectContaining({ code: 'ERR_AMBIENT_PINO_INVALID_ARGUMENT' }),
+      expect.objectContaining({ code: 'ERR_AMBIENT_PINO_INVALID_OPTION' }),
     );
   });
 });

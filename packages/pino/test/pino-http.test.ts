@@ -65,7 +65,7 @@ describe('pino-http interop through genReqId', () => {
         expect(id).toMatch(/^[0-9a-f-]{36}$/);
         expect(context).not.toBe(id);
         expect(warn).toHaveBeenCalledTimes(1);
-        expect(warn.mock.calls[0]![1]).toMatchObject({ code: 'AMBIENT_PINO_HTTP_OUTSIDE_SCOPE' });
+        expect(warn.mock.calls[0]![1]).toMatchObject({ code: 'WARN_AMBIENT_PINO_HTTP_OUTSIDE_SCOPE' });
       } finally {
         close();
       }
