@@ -52,7 +52,7 @@ const commands =
     ? // The peers' conformance run (packages/http/test/peers.test.ts) measures other libraries and writes their
       // table; once, on the running node, is enough.
       [
-        ['node_modules/jest/bin/jest.js', '--ci', '--testPathIgnorePatterns', 'peers\\.test\\.ts'],
+        ['--expose-gc', 'node_modules/jest/bin/jest.js', '--ci', '--testPathIgnorePatterns', 'peers\\.test\\.ts'],
         ['scripts/smoke.mjs'],
       ]
     : [['benchmarks/run.mjs']];
