@@ -5,7 +5,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import http from 'node:http';
 import { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { createRequestPolicy, runInRequestScope } from '@ambient/http-context';
+import { createRequestPolicy, runInRequestScope } from '@ambient/http-context/adapter';
 import { alternate, measureInFreshProcesses, median } from '../harness.mjs';
 
 const processes = 3;
