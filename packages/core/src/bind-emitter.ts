@@ -42,8 +42,8 @@ export function bindEmitter<E extends EventEmitter>(emitter: E): E {
  * bindEmitter for every emitter that inherits from `prototype`, present and future: their listeners run in the
  * context they were added in. For emitters whose prototype was replaced, as express does to every request
  * and response (`Object.setPrototypeOf(req, app.request)`): V8 caches no property transitions for such
- * objects, so adding the five methods to each of them costs about 14 µs where it costs 0.2 µs on a plain
- * request, and binding their shared prototype once costs nothing per request. The methods are added
+ * objects, so adding the five methods to each of them costs some 70 times what it costs on a plain request,
+ * and binding their shared prototype once costs nothing per request (figures: benchmarks/README.md#why-the-code-looks-the-way-it-does). The methods are added
  * non-enumerable; bindEmitter() on an inheriting emitter is then a no-op.
  */
 export function bindEmitterPrototype(prototype: object): void {
@@ -65,8 +65,8 @@ export function bindEmitterPrototype(prototype: object): void {
       }
     : (Object.getPrototypeOf(prototype) as ListenerMethods);
   // Methods of its own that close over the originals: the shared ones look the originals up on the emitter
-  // (under kOriginals), which on an express request walks a dictionary-mode object first (1.4 µs per request
-  // in a profile).
+  // (under kOriginals), which on an express request walks a dictionary-mode object first (a visible share of
+  // the request in a profile).
   const methods = boundMethods(() => originals);
   const define = (key: PropertyKey, value: unknown) =>
     Object.defineProperty(prototype, key, { value, writable: true, configurable: true, enumerable: false });
@@ -80,8 +80,8 @@ export function bindEmitterPrototype(prototype: object): void {
 /*
  * The methods are installed by plain assignment, which makes them own enumerable properties of the emitter
  * (the private state is under symbols). Node binds every HTTP request and response this way, and assignment
- * costs 7 ns for all six properties, where non-enumerable defineProperty calls cost 800 ns and setPrototypeOf
- * 715 ns (Node 24), per emitter. One set of functions serves every emitter: the originals they call are the
+ * costs about a hundredth of what non-enumerable defineProperty calls or a setPrototypeOf cost per emitter
+ * (figures: benchmarks/README.md#why-the-code-looks-the-way-it-does). One set of functions serves every emitter: the originals they call are the
  * prototype's, or those recorded under kOriginals when the emitter had replaced them.
  */
 const kOriginals = Symbol('ambient.originalListenerMethods');
@@ -102,7 +102,7 @@ interface BoundEmitter extends ListenerMethods {
 /**
  * Has the emitter replaced one of the three methods the bound ones call (a mock, another library's patch)?
  * Three property reads compared with its prototype's: hasOwnProperty on an HTTP request, a dictionary-mode
- * object, cost 0.4 µs per request in a Node 24 profile.
+ * object, showed up per request in a Node 24 profile.
  */
 function hasOwnListenerMethods(emitter: EventEmitter): boolean {
   const prototype = Object.getPrototypeOf(emitter) as ListenerMethods | null;

@@ -93,7 +93,7 @@ function createRegistry(): Registry {
  * every instance (AsyncContextFrame, the default from Node 24, nodejs/node#55552)?
  *
  * With a slot of its own, enterWith plus a restore in `finally` touches nothing but our value, and costs no
- * more than run() (Node 20: 4.3 ns against 4.3 ns alone; 14 ns against 22 ns beside a second instance). With a
+ * more than run() alone and less beside a second instance (figures: benchmarks/README.md#why-the-code-looks-the-way-it-does). With a
  * shared frame only run() also restores what other libraries entered inside the callback, so run() it is.
  * Told apart by the async_hooks implementation's own instance fields, without calling a method on a second
  * instance: Node's AsyncLocalStorage methods are shared code, and their inline caches would turn polymorphic
@@ -128,7 +128,7 @@ export function sharedSingleton<T>(key: string, create: () => T): T {
 
 /** A copy of `frame` with `slot` holding `value`. */
 export function frameWith(frame: Frame | undefined, slot: number, value: unknown): Frame {
-  // Sized up front: growing an empty literal to `slot` costs twice as much (measured on Node 20 and 24).
+  // Sized up front: growing an empty literal to `slot` costs twice as much (Node 20 and 24).
   const next = frame === undefined ? new Array<unknown>(slot + 1) : frame.slice();
   next[slot] = value;
   return next;

@@ -19,9 +19,9 @@ const kUndefined = Symbol.for('@ambient/core.undefined');
 /*
  * Hot-path bindings are this module's own consts: V8 constant-folds a module's const bindings but not
  * imported ones, and esbuild-style bundling (which rewrites them to var) is avoided for the same reason.
- * Measured on Variable#get, Node 20: 2.6 ns this way, 3.6 ns through the import, 4.0 ns bundled.
- * Private slots are described, k-prefixed symbols rather than #private fields, which measured slower on
- * the same path (3.4 ns against 2.7 ns).
+ * Private slots are described, k-prefixed symbols rather than #private fields, which were slower on the same
+ * path. Both are kept because benchmarks/core-micro.mjs holds get/run to a ratio of raw AsyncLocalStorage
+ * (figures: benchmarks/README.md#why-the-code-looks-the-way-it-does).
  */
 const { storage, frameWith, runWithFrame, allocateSlot } = shared;
 const kSlot = Symbol('ambient.Variable.slot');

@@ -21,7 +21,7 @@ export function expressContext(
   let boundResponsePrototype: object | undefined;
   return function ambientExpressContext(req, res, next) {
     // express gives every req/res its app's prototype (app.request/app.response, Object.setPrototypeOf), which
-    // makes adding the bound listener methods to each of them cost ~14 µs (see bindEmitterPrototype). Binding
+    // makes adding the bound listener methods to each of them slow (see bindEmitterPrototype). Binding
     // the app's prototypes once covers every request of the app, and of apps mounted in it (a mounted app's
     // prototypes inherit from its parent's); runInRequestScope's own per-object binding then does nothing.
     const requestPrototype = Object.getPrototypeOf(req) as object;

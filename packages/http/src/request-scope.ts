@@ -80,8 +80,8 @@ export interface RequestScopeOptions {
   readonly emittersBound?: boolean;
   /**
    * Where the echoed id goes instead of `res.setHeader`: fastify's reply, whose headers fastify writes in one
-   * writeHead; a header set on the raw response takes Node's slower merging path (about 7% of a fastify
-   * request in an A/B run).
+   * writeHead; a header set on the raw response takes Node's slower merging path (measurable per request in
+   * an A/B run: benchmarks/README.md#why-the-code-looks-the-way-it-does).
    */
   readonly headerTarget?: { header(name: string, value: string): unknown } | undefined;
 }
