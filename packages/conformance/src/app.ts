@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { stat } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import type { AppRequest, AppResponse, ConformanceApp, ConformanceHarness } from './harness.js';
-import { probeHeader, type Observations } from './observations.js';
+import { probeHeader, readingBody, type Observations } from './observations.js';
 
 /** An error a route throws on purpose; it carries the probe so the error handler can report under it. */
 export class RouteError extends Error {
@@ -48,7 +48,7 @@ export function createConformanceApp(
       case '/id':
         return ok({ requestId: read() });
       case '/everywhere':
-        return ok({ seen: await everywhere(request, read) });
+        return ok({ seen: await everywhere(request, read, () => observations.record(probe, readingBody, true)) });
       case '/delay': {
         const seen = [read()];
         await delay(Math.random() * 8);
@@ -62,7 +62,7 @@ export function createConformanceApp(
       case '/body': {
         const seenAtHandler = read();
         if (request.body !== undefined) return ok({ body: request.body, parsedBy: 'framework', seen: [seenAtHandler] });
-        const raw = await readBodyWithListeners(request.req, read);
+        const raw = await readBodyWithListeners(request.req, read, () => observations.record(probe, readingBody, true));
         return ok({
           body: parseBody(request.req, raw.text),
           parsedBy: 'listeners',
@@ -138,9 +138,13 @@ function headerOf(req: IncomingMessage, name: string): string | undefined {
 }
 
 /** Reads the request id at every kind of async hop a request handler meets. */
-async function everywhere(request: AppRequest, read: () => string | undefined): Promise<Record<string, unknown>> {
+async function everywhere(
+  request: AppRequest,
+  read: () => string | undefined,
+  onListening: () => void,
+): Promise<Record<string, unknown>> {
   const seen: Record<string, unknown> = { handler: read() };
-  const body = await readBodyWithListeners(request.req, read);
+  const body = await readBodyWithListeners(request.req, read, onListening);
   seen.bodyData = body.seen.slice(0, -1);
   seen.bodyEnd = body.seen.at(-1);
   seen.afterAwaits = await serviceAfterAwaits(read);
@@ -169,10 +173,15 @@ async function serviceAfterAwaits(read: () => string | undefined): Promise<strin
   return read();
 }
 
-/** The callback-style body read that loses context in every peer: `req.on('data')`, `req.on('end')`. */
+/**
+ * The callback-style body read that loses context in every peer: `req.on('data')`, `req.on('end')`.
+ * `onListening` runs once the listeners exist, so a client can send the body only then: its bytes then
+ * reach the listeners from the socket, not from a buffer drained in the handler's context.
+ */
 function readBodyWithListeners(
   req: IncomingMessage,
   read: () => string | undefined,
+  onListening: () => void,
 ): Promise<{ text: string; seen: unknown[] }> {
   return new Promise((resolve, reject) => {
     if (req.readableEnded) {
@@ -190,6 +199,7 @@ function readBodyWithListeners(
       resolve({ text: Buffer.concat(chunks).toString('utf8'), seen });
     });
     req.on('error', reject);
+    onListening();
   });
 }
 

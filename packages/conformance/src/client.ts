@@ -6,13 +6,27 @@ export interface ClientRequestSpec {
   readonly path: string;
   /** An object, or a flat [name, value, name, value] array to send a header twice. */
   readonly headers?: OutgoingHttpHeaders | readonly string[];
-  /** Body chunks, each written separately; with `bodyDelayMs`, after the headers have gone out. */
+  /**
+   * Body chunks, each written separately. With `bodyAfter` or `bodyDelayMs` the headers go out first and the
+   * chunks follow in later packets.
+   */
   readonly body?: ReadonlyArray<string | Buffer>;
+  /**
+   * Resolves when the body may follow the headers, for instance once the server says it is reading it: the
+   * body then arrives after the server's listeners exist however slow the machine is.
+   */
+  readonly bodyAfter?: () => Promise<unknown>;
+  /** Waits this long before each chunk (after `bodyAfter`, before every chunk but the first). */
   readonly bodyDelayMs?: number;
   readonly agent?: http.Agent | false;
-  /** Destroys the request this many ms after sending it (a client that gives up). */
+  /** Aborting destroys the request: a client that gives up. */
+  readonly signal?: AbortSignal;
+  /** Destroys the request this many ms after sending it. */
   readonly abortAfterMs?: number;
-  /** Fails the request when no complete response arrived by then (default 10 s): a lost response is a failure, not a hang. */
+  /**
+   * Fails the request when its socket stays idle this long. None by default: how long a response takes
+   * depends on the machine, so a bound belongs to the whole case (see timeoutFor), never to one request.
+   */
   readonly timeoutMs?: number;
 }
 
@@ -39,6 +53,7 @@ export function send(port: number, spec: ClientRequestSpec): Promise<ClientRespo
         ? ['host', `127.0.0.1:${port}`, ...spec.headers]
         : spec.headers) as OutgoingHttpHeaders,
       agent: spec.agent ?? false,
+      ...(spec.signal === undefined ? {} : { signal: spec.signal }),
     });
     let localPort: number | undefined;
     request.on('socket', (socket) => {
@@ -62,32 +77,38 @@ export function send(port: number, spec: ClientRequestSpec): Promise<ClientRespo
       response.on('error', reject);
     });
     request.on('error', reject);
-    request.setTimeout(spec.timeoutMs ?? 10_000, () =>
-      request.destroy(
-        new Error(`no response to ${spec.method ?? 'GET'} ${spec.path} within ${spec.timeoutMs ?? 10_000} ms`),
-      ),
-    );
+    const { timeoutMs } = spec;
+    if (timeoutMs !== undefined)
+      request.setTimeout(timeoutMs, () =>
+        request.destroy(new Error(`no response to ${spec.method ?? 'GET'} ${spec.path} within ${timeoutMs} ms`)),
+      );
     if (spec.abortAfterMs !== undefined)
       setTimeout(() => request.destroy(new Error('aborted by the client')), spec.abortAfterMs);
     const body = spec.body ?? [];
-    if (spec.bodyDelayMs === undefined) {
+    if (spec.bodyAfter === undefined && spec.bodyDelayMs === undefined) {
       for (const chunk of body) request.write(chunk);
       request.end();
       return;
     }
     request.flushHeaders();
     void (async () => {
-      for (const chunk of body) {
-        await new Promise((wait) => setTimeout(wait, spec.bodyDelayMs));
+      await spec.bodyAfter?.();
+      for (const [index, chunk] of body.entries()) {
+        if (spec.bodyDelayMs !== undefined && (index > 0 || spec.bodyAfter === undefined)) {
+          await new Promise((wait) => setTimeout(wait, spec.bodyDelayMs));
+        }
         request.write(chunk);
       }
       request.end();
-    })();
+    })().catch((error: unknown) => request.destroy(error instanceof Error ? error : new Error(String(error))));
   });
 }
 
-/** Writes `raw` bytes to a fresh connection and returns everything the server answers before closing. */
-export function sendRaw(port: number, raw: string | Buffer, timeoutMs = 2000): Promise<string> {
+/**
+ * Writes `raw` bytes to a fresh connection and returns everything the server answers before closing. After
+ * `timeoutMs` of silence it half-closes the connection, for a server that keeps it open.
+ */
+export function sendRaw(port: number, raw: string | Buffer, timeoutMs = 30_000): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: '127.0.0.1', port });
     const chunks: Buffer[] = [];

@@ -10,18 +10,24 @@ export interface ConformanceHarness {
   /**
    * Starts a server on 127.0.0.1, port 0, that puts the library's context middleware first and then serves
    * `app` (see ConformanceApp for the order). With `bodyParser` "before" or "after", the framework's JSON
-   * and urlencoded parsers are mounted before or after the context middleware.
+   * and urlencoded parsers are mounted before or after the context middleware (for those two types only: a
+   * body of any other type is left for the suite to read).
    */
   start(app: ConformanceApp, options: StartOptions): Promise<RunningServer>;
   /** The body-parser placements this framework can test; default `['none']` (no framework parser). */
   readonly bodyParsers?: readonly BodyParserPlacement[];
-  /** The response header echoing the request id; default `x-request-id`. */
+  /**
+   * The request header a client sends its own request id in; default `x-request-id`. The ambient profile's
+   * request-id cases send their ids there.
+   */
+  readonly requestIdHeader?: string;
+  /** The response header echoing the request id; default: `requestIdHeader`. */
   readonly echoHeader?: string;
   /** The current request's id as the library sees it; `undefined` outside any request. */
   readRequestId(): string | undefined;
   /** The current W3C trace id and parent span id, where the library reads `traceparent`. */
   readTrace?(): { traceId: string | undefined; spanId: string | undefined };
-  /** Stores a value in the current request's scope. Outside any request it must throw. */
+  /** Stores a value in the current request's scope. Outside any request it throws (the ambient profile checks). */
   setValue?(key: string, value: unknown): void;
   /** Reads a value stored with setValue in the current request's scope. */
   getValue?(key: string): unknown;

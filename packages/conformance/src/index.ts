@@ -1,4 +1,12 @@
-export { conformanceCases, describeConformance, runConformance, type CaseResult, type TestRegistrar } from './suite.js';
+export { describeConformance, type TestFunction, type TestRegistrar } from './describe.js';
+export { runConformance, type CaseResult, type RunOptions } from './run.js';
+export {
+  conformanceCases,
+  conformanceProfiles,
+  defaultProfiles,
+  type ConformanceOptions,
+  type ConformanceProfile,
+} from './profiles.js';
 export type {
   AppRequest,
   AppResponse,
@@ -8,7 +16,7 @@ export type {
   RunningServer,
   StartOptions,
 } from './harness.js';
-export type { CaseContext, ConformanceCase } from './case.js';
+export type { CaseContext, CaseNeed, CaseProfile, CaseSize, CaseTag, ConformanceCase } from './case.js';
 export { expressHarness, type ExpressHarnessOptions, type ExpressModule } from './harnesses/express.js';
 export { fastifyHarness, type FastifyHarnessOptions, type FastifyInstanceLike } from './harnesses/fastify.js';
 export { koaHarness, type KoaHarnessOptions, type KoaMiddleware, type KoaModule } from './harnesses/koa.js';

@@ -5,6 +5,9 @@
  */
 export const probeHeader = 'x-conformance-probe';
 
+/** The point the suite's app records once its own `data`/`end` listeners are on the request. */
+export const readingBody = 'reading-body';
+
 export class Observations {
   readonly #byProbe = new Map<string, Map<string, unknown>>();
   readonly #waiters = new Set<() => void>();
@@ -25,8 +28,11 @@ export class Observations {
     return this.#byProbe.get(probe)?.has(point) ?? false;
   }
 
-  /** Waits until `point` was recorded for `probe`, or fails after `timeoutMs`. */
-  async waitFor(probe: string, point: string, timeoutMs = 2000): Promise<unknown> {
+  /**
+   * Waits until `point` was recorded for `probe`, or fails after `timeoutMs`: a bound for a server that
+   * never gets there, far beyond any machine's speed, whose timer keeps no process alive.
+   */
+  async waitFor(probe: string, point: string, timeoutMs = 60_000): Promise<unknown> {
     const deadline = Date.now() + timeoutMs;
     while (!this.has(probe, point)) {
       const remaining = deadline - Date.now();
@@ -37,7 +43,7 @@ export class Observations {
           clearTimeout(timer);
           resolve();
         };
-        const timer = setTimeout(wake, remaining);
+        const timer = setTimeout(wake, remaining).unref();
         this.#waiters.add(wake);
       });
     }

@@ -25,5 +25,6 @@ for (const [name, createFastify, formbodyPlugin] of versions) {
       ...readers,
     }),
     { describe, it, afterAll },
+    { profiles: ['universal', 'ambient'] },
   );
 }

@@ -1,4 +1,5 @@
 import { describeConformance } from '@ambient/conformance';
 import { ambientHttpHarness } from './helpers/ambient-harness.js';
 
-describeConformance(ambientHttpHarness, { describe, it, afterAll });
+// Ambient's own adapters claim both profiles: the rules any library must follow, and Ambient's own policy.
+describeConformance(ambientHttpHarness, { describe, it, afterAll }, { profiles: ['universal', 'ambient'] });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { send } from '../client.js';
-import type { ConformanceCase } from '../case.js';
+import { timeoutFor, type ConformanceCase } from '../case.js';
 
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 const parentId = '00f067aa0ba902b7';
@@ -31,12 +31,15 @@ const invalid: Array<[string, string | readonly string[]]> = [
   ],
 ];
 
+/** Ambient's `traceparent` policy: what it fills in from the header, and what it refuses. */
 export const traceContextCases: ConformanceCase[] = [
   {
     id: 'traceparent-valid',
     title: "the W3C specification's valid traceparent examples fill traceId and spanId",
-    timeoutMs: 10_000,
+    profile: 'ambient',
+    tags: [],
     needs: ['readTrace'],
+    timeoutMs: timeoutFor(valid.length),
     async run({ server }) {
       const port = await server();
       for (const [what, value] of valid) {
@@ -48,8 +51,10 @@ export const traceContextCases: ConformanceCase[] = [
   {
     id: 'traceparent-invalid',
     title: "the W3C specification's invalid traceparent examples are ignored",
-    timeoutMs: 10_000,
+    profile: 'ambient',
+    tags: [],
     needs: ['readTrace'],
+    timeoutMs: timeoutFor(invalid.length),
     async run({ server }) {
       const port = await server();
       for (const [what, value] of invalid) {
