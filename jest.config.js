@@ -40,4 +40,15 @@ module.exports = {
   coverageProvider: 'v8',
   collectCoverageFrom: ['packages/*/src/**/*.ts'],
   coverageReporters: ['text-summary', 'json-summary'],
+  // Per package, just under what its tests reach today (npm test fails below them): raise them as tests grow.
+  coverageThreshold: {
+    './packages/core/src/': { lines: 99, statements: 99, functions: 97, branches: 97 },
+    './packages/http/src/': { lines: 97, statements: 97, functions: 89, branches: 93 },
+    './packages/express/src/': { lines: 100, statements: 100, functions: 100, branches: 100 },
+    './packages/koa/src/': { lines: 100, statements: 100, functions: 100, branches: 100 },
+    './packages/fastify/src/': { lines: 100, statements: 100, functions: 100, branches: 100 },
+    './packages/pino/src/': { lines: 99, statements: 99, functions: 100, branches: 96 },
+    './packages/opentelemetry/src/': { lines: 99, statements: 99, functions: 100, branches: 91 },
+    './packages/conformance/src/': { lines: 98, statements: 98, functions: 97, branches: 86 },
+  },
 };
