@@ -13,9 +13,10 @@ export {
   type ErrorTemplate,
   type MessageTemplate,
   type WarningEmitters,
+  type WarningCodesOf,
   type WarningTemplate,
 } from './define-errors.js';
-export { optionErrorTemplates } from './option-errors.js';
+export { argumentErrorTemplates, optionErrorTemplates } from './error-templates.js';
 export {
   readOptions,
   rule,

@@ -46,6 +46,10 @@ export type CodesOf<T> = {
   [K in keyof T]: T[K] extends (...args: never[]) => AmbientError<infer C> ? C : never;
 }[keyof T];
 
+/** The union of codes a warning table uses: `type MyWarningCode = WarningCodesOf<typeof warnings>`. */
+export type WarningCodesOf<W extends { readonly codes: Readonly<Record<string, string>> }> =
+  W['codes'][keyof W['codes']];
+
 /** One factory per row: `errors.noScope(owner, operation)` returns an AmbientError with the row's code. */
 export function defineErrors<const T extends Readonly<Record<string, ErrorTemplate>>>(table: T): ErrorFactories<T> {
   const factories: Record<string, (...args: unknown[]) => AmbientError> = {};

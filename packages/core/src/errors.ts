@@ -1,6 +1,5 @@
 import { defineErrors, type CodesOf } from './define-errors.js';
-import { describeValue } from './describe-value.js';
-import { optionErrorTemplates } from './option-errors.js';
+import { argumentErrorTemplates, optionErrorTemplates } from './error-templates.js';
 
 /**
  * Every error @ambient/core throws, in one table. Codes are stable API: match on `error.code`, never on the
@@ -19,11 +18,7 @@ export const errors = defineErrors({
       `Set it with ${owner}.set(${JSON.stringify(key)}, value) or pass it to ${owner}.run() before reading it, ` +
       `or use ${owner}.get() where its absence is expected.`,
   },
-  invalidArgument: {
-    code: 'ERR_AMBIENT_INVALID_ARGUMENT',
-    message: (where: string, expected: string, received: unknown) =>
-      `${where}: expected ${expected}, received ${describeValue(received)}.`,
-  },
+  ...argumentErrorTemplates('ERR_AMBIENT_INVALID_ARGUMENT'),
   ...optionErrorTemplates('ERR_AMBIENT_INVALID_OPTION'),
   setUnsupported: {
     code: 'ERR_AMBIENT_SET_UNSUPPORTED',

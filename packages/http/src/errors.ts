@@ -1,5 +1,12 @@
 import type { AmbientError } from '@ambient/core';
-import { defineErrors, defineWarnings, optionErrorTemplates, describeValue, type CodesOf } from '@ambient/core/adapter';
+import {
+  argumentErrorTemplates,
+  defineErrors,
+  defineWarnings,
+  optionErrorTemplates,
+  type CodesOf,
+  type WarningCodesOf,
+} from '@ambient/core/adapter';
 
 declare module '@ambient/core' {
   interface AmbientErrorCodes {
@@ -11,11 +18,7 @@ declare module '@ambient/core' {
 /** Every error @ambient/http-context throws. Match on `error.code`, never on the message. */
 export const errors = defineErrors({
   ...optionErrorTemplates('ERR_AMBIENT_HTTP_INVALID_OPTION'),
-  invalidArgument: {
-    code: 'ERR_AMBIENT_HTTP_INVALID_ARGUMENT',
-    message: (where: string, expected: string, received: unknown) =>
-      `${where}: expected ${expected}, received ${describeValue(received)}.`,
-  },
+  ...argumentErrorTemplates('ERR_AMBIENT_HTTP_INVALID_ARGUMENT'),
 });
 
 /** Every warning @ambient/http-context emits (`process.on('warning')`, type `AmbientWarning`). */
@@ -29,4 +32,4 @@ export const warnings = defineWarnings({
 
 export type HttpContextErrorCode = CodesOf<typeof errors>;
 export type HttpContextError = AmbientError<HttpContextErrorCode>;
-export type HttpContextWarningCode = (typeof warnings.codes)[keyof typeof warnings.codes];
+export type HttpContextWarningCode = WarningCodesOf<typeof warnings>;

@@ -1,6 +1,22 @@
 import { describeValue } from './describe-value.js';
 
 /**
+ * The templates every package's table shares, so that the same mistake reads the same in every package,
+ * each under the package's own code.
+ */
+
+/** The error for an argument of the wrong kind: `where: expected a function, received the string "x".` */
+export function argumentErrorTemplates<C extends string>(code: C) {
+  return {
+    invalidArgument: {
+      code,
+      message: (where: string, expected: string, received: unknown) =>
+        `${where}: expected ${expected}, received ${describeValue(received)}.`,
+    },
+  } as const;
+}
+
+/**
  * The message templates of an option reader's two errors, for a package's table: every package words them the
  * same way, under its own code.
  */
