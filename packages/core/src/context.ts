@@ -18,7 +18,7 @@ export interface Context<S extends object> {
   /** The value of `key` in the current scope; `undefined` where there is no scope or no value. */
   get<K extends keyof S>(key: K): S[K] | undefined;
   /** The value of `key`; throws AmbientError (ERR_AMBIENT_NO_SCOPE, ERR_AMBIENT_MISSING_VALUE) where there is none. */
-  require<K extends keyof S>(key: K): S[K];
+  require<K extends keyof S>(key: K): Exclude<S[K], undefined>;
   /** Writes into the innermost open scope, visible to all its continuations; throws outside any scope. */
   set<K extends keyof S>(key: K, value: S[K]): void;
   /** Does the current scope hold a value (not `undefined`) for `key`? */
@@ -73,10 +73,11 @@ export class ScopedContext<S extends object> implements Context<S> {
     return scope === undefined ? undefined : scope[key];
   }
 
-  require<K extends keyof S>(key: K): S[K] {
+  require<K extends keyof S>(key: K): Exclude<S[K], undefined> {
     const value = this.#scope('require')[key];
     if (value === undefined) throw errors.missingValue(this.name, String(key));
-    return value;
+    // Narrowing a generic indexed access does not reach Exclude<S[K], undefined>; the check above is the proof.
+    return value as Exclude<S[K], undefined>;
   }
 
   set<K extends keyof S>(key: K, value: S[K]): void {

@@ -43,7 +43,7 @@ export type WarningEmitters<T extends Readonly<Record<string, WarningTemplate>>>
 
 /** The union of codes a table of errors (or warnings) uses: `type MyCode = CodesOf<typeof errors>`. */
 export type CodesOf<T> = {
-  [K in keyof T]: T[K] extends (...args: never[]) => AmbientError<infer C> ? C : never;
+  [K in keyof T]: T[K] extends (...args: never) => AmbientError<infer C> ? C : never;
 }[keyof T];
 
 /** The union of codes a warning table uses: `type MyWarningCode = WarningCodesOf<typeof warnings>`. */

@@ -31,10 +31,10 @@ class RequestContext extends ScopedContext<RequestStore> {
     return trace[key as keyof ActiveTrace] as RequestStore[K];
   }
 
-  override require<K extends keyof RequestStore>(key: K): RequestStore[K] {
+  override require<K extends keyof RequestStore>(key: K): Exclude<RequestStore[K], undefined> {
     if (key === 'traceId' || key === 'spanId') {
       const value = this.get(key);
-      if (value !== undefined) return value;
+      if (value !== undefined) return value as Exclude<RequestStore[K], undefined>;
     }
     return super.require(key);
   }

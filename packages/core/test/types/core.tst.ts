@@ -9,6 +9,7 @@ import {
   Snapshot,
   Variable,
   type AmbientErrorCode,
+  type CoreErrorCode,
   type Context,
   type RequestStore,
 } from '@ambient/core';
@@ -79,6 +80,17 @@ test('a Context only accepts its own keys, with their value types', () => {
   expect(createContext).type.not.toBeCallableWith({ name: 1 });
 });
 
+test('require() is typed without undefined, as it throws where there is no value', () => {
+  const jobs = createContext<JobStore>({ name: 'jobs' });
+  expect(jobs.require('tags')).type.toBe<readonly string[]>();
+  expect(jobs.get('tags')).type.toBe<readonly string[] | undefined>();
+  expect(createContext<{ tags?: string[] }>().require('tags')).type.toBe<string[]>();
+  expect(requestContext.require('traceId')).type.toBe<string>();
+  expect(requestContext.require('userId')).type.toBe<string>();
+  // null is a value: require() returns it, and says so.
+  expect(createContext<{ parent: string | null }>().require('parent')).type.toBe<string | null>();
+});
+
 test('requestContext is augmentable through RequestStore', () => {
   expect(requestContext).type.toBe<Context<RequestStore>>();
   expect(requestContext.require('requestId')).type.toBe<string>();
@@ -92,6 +104,25 @@ test('bindEmitter returns the emitter type it was given', () => {
   expect(bindEmitter(new Readable())).type.toBe<Readable>();
   expect(bindEmitter(new EventEmitter())).type.toBe<EventEmitter>();
   expect(bindEmitter).type.not.toBeCallableWith({ on() {} });
+});
+
+test('after instanceof, error.code is the union of registered codes, so a misspelled code does not compile', () => {
+  const caught: unknown = new Error('x');
+  if (caught instanceof AmbientError) {
+    expect(caught.code).type.toBe<AmbientErrorCode>();
+    expect(caught.code).type.toBeAssignableTo<string>();
+    expect<AmbientErrorCode>().type.toBeAssignableFrom<'ERR_AMBIENT_NO_SCOPE' | 'ERR_AMBIENT_INVALID_OPTION'>();
+    expect<AmbientErrorCode>().type.not.toBeAssignableFrom<'ERR_AMBIENT_NO_SCOP'>();
+    // @ts-expect-error have no overlap
+    expect(caught.code === 'ERR_AMBIENT_NO_SCOP').type.toBe<boolean>();
+  }
+  expect<CoreErrorCode>().type.toBe<
+    | 'ERR_AMBIENT_NO_SCOPE'
+    | 'ERR_AMBIENT_MISSING_VALUE'
+    | 'ERR_AMBIENT_INVALID_ARGUMENT'
+    | 'ERR_AMBIENT_INVALID_OPTION'
+    | 'ERR_AMBIENT_SET_UNSUPPORTED'
+  >();
 });
 
 test("AmbientError's code is core's closed union unless a package names its own", () => {

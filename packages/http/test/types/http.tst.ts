@@ -1,15 +1,14 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { expect, test } from 'tstyche';
 import {
-  createRequestPolicy,
   httpContext,
   parseTraceParent,
   requestContext,
-  runInRequestScope,
   type HttpContextErrorCode,
   type HttpContextOptions,
   type TraceParent,
 } from '@ambient/http-context';
+import { createRequestPolicy, runInRequestScope } from '@ambient/http-context/adapter';
 
 test('httpContext takes sync and async listeners and returns a listener node:http accepts', () => {
   const listener = httpContext((_req, res) => void res.end());
@@ -46,7 +45,8 @@ test('options are typed, and misspelled or mistyped ones do not compile', () => 
 test('the request store gains traceFlags; adapters get the policy and scope helpers', () => {
   expect(requestContext.get('traceFlags')).type.toBe<string | undefined>();
   const policy = createRequestPolicy({} satisfies HttpContextOptions, 'here');
-  expect(runInRequestScope).type.toBeCallableWith({}, {}, policy, () => 1);
+  expect(runInRequestScope).type.toBeCallableWith({} as IncomingMessage, {} as ServerResponse, policy, () => 1);
+  expect(runInRequestScope).type.not.toBeCallableWith({}, {}, policy, () => 1);
   expect(parseTraceParent('x')).type.toBe<TraceParent | undefined>();
   expect<HttpContextErrorCode>().type.toBe<'ERR_AMBIENT_HTTP_INVALID_OPTION' | 'ERR_AMBIENT_HTTP_INVALID_ARGUMENT'>();
 });
