@@ -1,8 +1,7 @@
 import type { ConformanceCase } from './case.js';
 import type { ConformanceHarness } from './harness.js';
-import { missingNeed } from './needs.js';
+import { missingNeed, warnAboutProcessNeeds } from './needs.js';
 import { conformanceCases, type ConformanceOptions } from './profiles.js';
-import { warnAboutProcessNeeds } from './run.js';
 import { createSession, withTimeout } from './session.js';
 
 /** A test function: jest's, vitest's, mocha's or node:test's `it`. */

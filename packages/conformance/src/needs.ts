@@ -34,3 +34,13 @@ export function missingNeed(harness: ConformanceHarness, testCase: ConformanceCa
   }
   return undefined;
 }
+
+/** Says loudly, once per run, which cases this process cannot run and how to start it so that it can. */
+export function warnAboutProcessNeeds(harness: ConformanceHarness, cases: readonly ConformanceCase[]): void {
+  const skipped = cases.flatMap((testCase) => {
+    const missing = missingNeed(harness, testCase);
+    return missing?.from === 'process' ? [`${testCase.id} (${missing.message})`] : [];
+  });
+  if (skipped.length > 0)
+    console.warn(`@ambient/conformance: ${harness.name}: NOT RUN in this process: ${skipped.join('; ')}`);
+}

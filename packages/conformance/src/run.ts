@@ -1,6 +1,6 @@
 import type { CaseProfile, CaseTag, ConformanceCase } from './case.js';
 import type { ConformanceHarness } from './harness.js';
-import { missingNeed } from './needs.js';
+import { missingNeed, warnAboutProcessNeeds } from './needs.js';
 import { conformanceCases, type ConformanceOptions } from './profiles.js';
 import { createSession, withTimeout } from './session.js';
 
@@ -61,16 +61,6 @@ export async function runConformance(harness: ConformanceHarness, options: RunOp
     await session.close();
   }
   return results;
-}
-
-/** Says loudly, once per run, which cases this process cannot run and how to start it so that it can. */
-export function warnAboutProcessNeeds(harness: ConformanceHarness, cases: readonly ConformanceCase[]): void {
-  const skipped = cases.flatMap((testCase) => {
-    const missing = missingNeed(harness, testCase);
-    return missing?.from === 'process' ? [`${testCase.id} (${missing.message})`] : [];
-  });
-  if (skipped.length > 0)
-    console.warn(`@ambient/conformance: ${harness.name}: NOT RUN in this process: ${skipped.join('; ')}`);
 }
 
 function firstLine(error: unknown): string {
