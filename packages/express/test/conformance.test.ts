@@ -3,7 +3,7 @@ import express from 'express';
 import express4 from 'express4';
 import { expressContext, requestContext } from '@ambient/express-context';
 
-/** The suite stores its own keys next to requestId; they are not part of RequestStore, hence the cast. */
+/** The suite stores its own keys (user, marker) beside requestId; readersFor takes any get/set-by-key store. */
 const readers = readersFor(requestContext);
 
 const versions: Array<[string, unknown]> = [

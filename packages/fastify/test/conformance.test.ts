@@ -5,7 +5,7 @@ import fastify4 from 'fastify4';
 import formbody7 from 'formbody7';
 import { fastifyContext, requestContext } from '@ambient/fastify-context';
 
-/** The suite stores its own keys next to requestId; they are not part of RequestStore, hence the cast. */
+/** The suite stores its own keys (user, marker) beside requestId; readersFor takes any get/set-by-key store. */
 const readers = readersFor(requestContext);
 
 const versions: Array<[string, () => FastifyInstanceLike, unknown]> = [

@@ -4,7 +4,7 @@ import Koa from 'koa';
 import Koa2 from 'koa2';
 import { koaContext, requestContext } from '@ambient/koa-context';
 
-/** The suite stores its own keys next to requestId; they are not part of RequestStore, hence the cast. */
+/** The suite stores its own keys (user, marker) beside requestId; readersFor takes any get/set-by-key store. */
 const readers = readersFor(requestContext);
 
 for (const [name, module] of [

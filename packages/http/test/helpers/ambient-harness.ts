@@ -5,6 +5,6 @@ import { httpContext, requestContext } from '@ambient/http-context';
 export const ambientHttpHarness: ConformanceHarness = nodeHttpHarness({
   name: '@ambient/http-context (node:http)',
   wrap: (listener, onError) => httpContext(listener, { onError }),
-  // The suite stores its own keys next to requestId; they are not part of RequestStore, hence the cast.
+  // The suite stores its own keys (user, marker) beside requestId; readersFor takes any get/set-by-key store.
   ...readersFor(requestContext),
 });
