@@ -1,13 +1,14 @@
 import http from 'node:http';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import pino from 'pino';
-import { pinoHttp } from 'pino-http';
+import { pinoHttp, type Options } from 'pino-http';
 import { expressContext } from '@ambient/express-context';
 import { correlationMixin, genReqId, requestContext } from '@ambient/pino-context';
 import { send } from '@ambient/conformance';
-import { logSink } from './log-lines.js';
+import { logSink, type LogLine } from './log-lines.js';
 
 async function serve(app: express.Express): Promise<{ port: number; close: () => void }> {
   const server = http.createServer(app);
@@ -16,36 +17,77 @@ async function serve(app: express.Express): Promise<{ port: number; close: () =>
   return { port: (server.address() as AddressInfo).port, close: () => server.close() };
 }
 
-describe('pino-http interop through genReqId', () => {
-  it("makes req.id, req.log lines and pino-http's completion line carry Ambient's request id", async () => {
-    const { stream, lines } = logSink();
-    const logger = pino({ mixin: correlationMixin() }, stream);
-    const app = express();
-    app.use(expressContext());
-    app.use(pinoHttp({ logger, genReqId }));
-    app.get('/', async (req, res) => {
-      req.log.info({ reqIdSeen: req.id }, 'from req.log');
-      await new Promise((resolve) => setTimeout(resolve, 1));
-      logger.info('from the shared logger');
-      res.json({ id: req.id, context: requestContext.get('requestId') });
-    });
-    const { port, close } = await serve(app);
-    try {
-      const given = await send(port, { path: '/', headers: { 'x-request-id': 'client-chosen' } });
-      const generated = await send(port, { path: '/' });
-      expect(given.json).toEqual({ id: 'client-chosen', context: 'client-chosen' });
-      const generatedId = generated.headers['x-request-id'];
-      expect(generated.json).toEqual({ id: generatedId, context: generatedId });
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      const forGiven = lines.filter((line) => line.requestId === 'client-chosen');
-      expect(forGiven.map((line) => line.msg)).toEqual(['from req.log', 'from the shared logger', 'request completed']);
-      for (const line of forGiven) {
-        if ('reqId' in line) expect(line.reqId).toBe('client-chosen');
-        if (line.req !== undefined) expect((line.req as { id: unknown }).id).toBe('client-chosen');
-      }
-      expect(lines.filter((line) => line.requestId === generatedId)).toHaveLength(3);
-    } finally {
-      close();
+/** An express app with Ambient, then pino-http on a correlationMixin logger, answering GET / after an await. */
+function appWith(options: Omit<Options, 'logger' | 'genReqId'>) {
+  const { stream, lines } = logSink();
+  const logger = pino({ mixin: correlationMixin() }, stream);
+  const app = express();
+  app.use(expressContext());
+  app.use(pinoHttp({ logger, genReqId, ...options }));
+  app.get('/', async (req, res) => {
+    req.log.info('from req.log');
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    logger.info('from the shared logger');
+    res.json({ id: req.id, context: requestContext.get('requestId') });
+  });
+  return { app, lines };
+}
+
+/** Sends one request with the given id and one without; returns the lines each one's requestId tags. */
+async function twoRequests(app: express.Express, lines: LogLine[]) {
+  const { port, close } = await serve(app);
+  try {
+    const given = await send(port, { path: '/', headers: { 'x-request-id': 'client-chosen' } });
+    const generated = await send(port, { path: '/' });
+    const generatedId = generated.headers['x-request-id'] as string;
+    expect(given.json).toEqual({ id: 'client-chosen', context: 'client-chosen' });
+    expect(generated.json).toEqual({ id: generatedId, context: generatedId });
+    // pino-http writes its line from the response's finish listener, after the client has the answer.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    return [
+      { id: 'client-chosen', lines: lines.filter((line) => line.requestId === 'client-chosen') },
+      { id: generatedId, lines: lines.filter((line) => line.requestId === generatedId) },
+    ];
+  } finally {
+    close();
+  }
+}
+
+describe('pino-http 11 through genReqId', () => {
+  it('is the version the README describes', () => {
+    const { version } = JSON.parse(readFileSync(require.resolve('pino-http/package.json'), 'utf8')) as {
+      version: string;
+    };
+    expect(version).toMatch(/^11\./);
+  });
+
+  it("puts Ambient's id at req.id, in the serialized req of req.log lines and of the completion line", async () => {
+    const { app, lines } = appWith({});
+    const requests = await twoRequests(app, lines);
+    for (const { id, lines: own } of requests) {
+      expect(own.map((line) => line.msg)).toEqual(['from req.log', 'from the shared logger', 'request completed']);
+      const [fromReqLog, fromShared, completed] = own as [LogLine, LogLine, LogLine];
+      expect(fromReqLog.req).toMatchObject({ id, method: 'GET', url: '/' });
+      expect(completed.req).toMatchObject({ id, method: 'GET', url: '/' });
+      expect(completed.res).toMatchObject({ statusCode: 200 });
+      expect(typeof completed.responseTime).toBe('number');
+      expect(fromShared.req).toBeUndefined(); // the shared logger is not pino-http's child
+      for (const line of own) expect(line).not.toHaveProperty('reqId'); // pino-http 11 writes no reqId by default
+    }
+    expect(lines).toHaveLength(6); // no line outside these two requests
+  });
+
+  it('with quietReqLogger, req.log lines carry reqId instead of req, and the completion line carries both', async () => {
+    const { app, lines } = appWith({ quietReqLogger: true });
+    const requests = await twoRequests(app, lines);
+    for (const { id, lines: own } of requests) {
+      const [fromReqLog, fromShared, completed] = own as [LogLine, LogLine, LogLine];
+      expect(own.map((line) => line.msg)).toEqual(['from req.log', 'from the shared logger', 'request completed']);
+      expect(fromReqLog.reqId).toBe(id);
+      expect(fromReqLog).not.toHaveProperty('req');
+      expect(completed.reqId).toBe(id);
+      expect(completed.req).toMatchObject({ id });
+      expect(fromShared).not.toHaveProperty('reqId');
     }
   });
 
