@@ -21,5 +21,6 @@ if (files.length === 0) {
   console.error('smoke: no test/smoke/*.test.mjs files found');
   process.exit(1);
 }
-const { status } = spawnSync(process.execPath, ['--test', ...files], { stdio: 'inherit' });
+// --expose-gc: the retention tests force GC (node --test passes it on to each test file's process).
+const { status } = spawnSync(process.execPath, ['--expose-gc', '--test', ...files], { stdio: 'inherit' });
 process.exit(status ?? 1);

@@ -27,3 +27,4 @@ export {
   type ReadOptionsContext,
 } from './read-options.js';
 export { describeValue } from './describe-value.js';
+export { asyncContextImplementation } from './root.js';

@@ -115,6 +115,16 @@ const current = registry();
 export const storage: FrameStorage = current.storage;
 export const runWithFrame: RunWithFrame = current.runWithFrame;
 
+/** How context propagates in this process; see asyncContextImplementation() in root.ts. */
+export type Implementation = 'async_hooks' | 'AsyncContextFrame' | 'AsyncContext';
+
+export const implementation: Implementation =
+  current.backend === 'AsyncContext'
+    ? 'AsyncContext'
+    : hasPerInstanceSlots(current.storage as AsyncLocalStorage<Frame>)
+      ? 'async_hooks'
+      : 'AsyncContextFrame';
+
 /** A new slot in every frame, for a Variable or a Context. Slots are never reused. */
 export function allocateSlot(): number {
   return current.nextSlot++;

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readOptions, rule, rules, type OptionRule, type OptionShape } from '@ambient/core/adapter';
 import { errors, warnings } from './errors.js';
+import { loadLazyGlobalsOutsideAnyScope } from './lazy-globals.js';
 import { isValidRequestId, uuidv7 } from './request-id.js';
 
 /** Where outgoing requests made inside a request may carry its request id and traceparent. */
@@ -97,6 +98,7 @@ export function createRequestPolicy(
   where: string,
   adapterOptions: readonly string[] = [],
 ): RequestPolicy {
+  loadLazyGlobalsOutsideAnyScope();
   const shape: OptionShape<RequestContextOptions> = { ...sharedOptions };
   for (const key of adapterOptions) (shape as Record<string, OptionRule<unknown>>)[key] = rules.any();
   const given = readOptions<RequestContextOptions>(options, shape, { where, errors });
