@@ -1,0 +1,69 @@
+import { uuidv7 } from '@ambient/http-context';
+import type { RequestPolicy } from '@ambient/http-context/adapter';
+import { warnings } from './errors.js';
+
+/** What fastify passes to a genReqId: the raw request (node:http's, or http2's compatibility request). */
+export interface RawRequestHeaders {
+  readonly rawHeaders: readonly string[];
+}
+
+/**
+ * fastify's `genReqId` under Ambient's rules: the incoming header when it was sent once and is valid, else a
+ * new id. fastify calls it before any hook and puts its result on `request.id` and in the bindings of
+ * `request.log`, so the "incoming request" line and every later one carry the id requestContext will hold.
+ */
+export function createGenReqId(policy: RequestPolicy): (req: RawRequestHeaders) => string {
+  const header = policy.incomingHeader;
+  return function ambientGenReqId(req) {
+    try {
+      if (header !== undefined) {
+        const incoming = soleHeader(req.rawHeaders, header);
+        if (incoming !== undefined && policy.validate(incoming)) return incoming;
+      }
+      return policy.generate();
+    } catch (error) {
+      return afterThrow(error);
+    }
+  };
+}
+
+/**
+ * The id requestContext takes for a `request.id` that fastify made some other way (its `requestIdHeader`, a
+ * genReqId of the user's): kept when it passes `validateRequestId`, replaced by a new one otherwise, so the
+ * scope and the echoed header never carry an id that failed validation.
+ */
+export function checkedRequestId(policy: RequestPolicy, id: unknown): string {
+  try {
+    const requestId = String(id);
+    return policy.validate(requestId) ? requestId : policy.generate();
+  } catch (error) {
+    return afterThrow(error);
+  }
+}
+
+/**
+ * A user's validateRequestId or generateRequestId threw. fastify calls genReqId and the child logger factory
+ * from its request listener, outside any hook, where a throw is an uncaught exception: the process would exit.
+ */
+function afterThrow(error: unknown): string {
+  warnings.requestIdFailed(error);
+  return uuidv7();
+}
+
+/**
+ * The value of `name` (lower case) when the request carries it exactly once. One pass over `rawHeaders`, as
+ * @ambient/http-context reads it: a header sent twice reaches `req.headers` joined by ", ", and names an
+ * ambiguous id, so it counts as absent.
+ */
+function soleHeader(rawHeaders: readonly string[], name: string): string | undefined {
+  let value: string | undefined;
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const key = rawHeaders[i]!;
+    if (key.length === name.length && key.toLowerCase() === name) {
+      value = rawHeaders[i + 1];
+      count++;
+    }
+  }
+  return count === 1 ? value : undefined;
+}
