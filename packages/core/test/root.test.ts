@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createContext, requestContext, runInRoot, Snapshot, Variable } from '@ambient/core';
 import { asyncContextImplementation } from '@ambient/core/adapter';
 import { expectAmbientError, itFromEveryState } from './helpers/starting-states.js';
@@ -53,7 +54,6 @@ describe('runInRoot', () => {
 
 describe('asyncContextImplementation', () => {
   it('names how this process propagates context', () => {
-    const { AsyncLocalStorage } = jest.requireActual<typeof import('node:async_hooks')>('node:async_hooks');
     const probe = new AsyncLocalStorage() as unknown as { kResourceStore?: unknown };
     const expected = typeof probe.kResourceStore === 'symbol' ? 'async_hooks' : 'AsyncContextFrame';
     expect(['async_hooks', 'AsyncContextFrame', 'AsyncContext']).toContain(asyncContextImplementation());

@@ -1,4 +1,5 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { expect, test } from 'tstyche';
 import {
   httpContext,
@@ -45,7 +46,8 @@ test('options are typed, and misspelled or mistyped ones do not compile', () => 
 test('the request store gains traceFlags; adapters get the policy and scope helpers', () => {
   expect(requestContext.get('traceFlags')).type.toBe<string | undefined>();
   const policy = createRequestPolicy({} satisfies HttpContextOptions, 'here');
-  expect(runInRequestScope).type.toBeCallableWith({} as IncomingMessage, {} as ServerResponse, policy, () => 1);
+  const req = new http.IncomingMessage(new Socket());
+  expect(runInRequestScope).type.toBeCallableWith(req, new http.ServerResponse(req), policy, () => 1);
   expect(runInRequestScope).type.not.toBeCallableWith({}, {}, policy, () => 1);
   expect(parseTraceParent('x')).type.toBe<TraceParent | undefined>();
   expect<HttpContextErrorCode>().type.toBe<'ERR_AMBIENT_HTTP_INVALID_OPTION' | 'ERR_AMBIENT_HTTP_INVALID_ARGUMENT'>();
