@@ -1,5 +1,5 @@
 import { uuidv7 } from '@ambient/http-context';
-import type { RequestPolicy } from '@ambient/http-context/adapter';
+import { requestIdFor, type RequestPolicy } from '@ambient/http-context/adapter';
 import { warnings } from './errors.js';
 
 /** What fastify passes to a genReqId: the raw request (node:http's, or http2's compatibility request). */
@@ -13,14 +13,9 @@ export interface RawRequestHeaders {
  * `request.log`, so the "incoming request" line and every later one carry the id requestContext will hold.
  */
 export function createGenReqId(policy: RequestPolicy): (req: RawRequestHeaders) => string {
-  const header = policy.incomingHeader;
   return function ambientGenReqId(req) {
     try {
-      if (header !== undefined) {
-        const incoming = soleHeader(req.rawHeaders, header);
-        if (incoming !== undefined && policy.validate(incoming)) return incoming;
-      }
-      return policy.generate();
+      return requestIdFor(req.rawHeaders, policy);
     } catch (error) {
       return afterThrow(error);
     }
@@ -48,22 +43,4 @@ export function checkedRequestId(policy: RequestPolicy, id: unknown): string {
 function afterThrow(error: unknown): string {
   warnings.requestIdFailed(error);
   return uuidv7();
-}
-
-/**
- * The value of `name` (lower case) when the request carries it exactly once. One pass over `rawHeaders`, as
- * @ambient/http-context reads it: a header sent twice reaches `req.headers` joined by ", ", and names an
- * ambiguous id, so it counts as absent.
- */
-function soleHeader(rawHeaders: readonly string[], name: string): string | undefined {
-  let value: string | undefined;
-  let count = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const key = rawHeaders[i]!;
-    if (key.length === name.length && key.toLowerCase() === name) {
-      value = rawHeaders[i + 1];
-      count++;
-    }
-  }
-  return count === 1 ? value : undefined;
 }

@@ -3,4 +3,4 @@
  * the shared options once, then open each request's scope). Applications import `@ambient/http-context`.
  */
 export { createRequestPolicy, type RequestPolicy, type OutgoingPolicy } from './options.js';
-export { runInRequestScope, type RequestScopeOptions } from './request-scope.js';
+export { requestIdFor, runInRequestScope, type RequestScopeOptions } from './request-scope.js';

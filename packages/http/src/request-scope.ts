@@ -11,6 +11,19 @@ declare module '@ambient/core' {
   }
 }
 
+/**
+ * The request id Ambient's rules give a request before its scope opens: the incoming header when it was sent
+ * exactly once and passes `validateRequestId`, else a new one. For frameworks that must know the id earlier
+ * than the scope (fastify calls `genReqId` before any hook).
+ */
+export function requestIdFor(rawHeaders: readonly string[], policy: RequestPolicy): string {
+  return validOrNew(readIncoming(rawHeaders, policy.incomingHeader, false).requestId, policy);
+}
+
+function validOrNew(incoming: string | undefined, policy: RequestPolicy): string {
+  return incoming !== undefined && policy.validate(incoming) ? incoming : policy.generate();
+}
+
 /** The values a request's scope starts with: its request id (incoming and valid, or new) and its trace. */
 function requestValues(req: IncomingMessage, policy: RequestPolicy, requestId?: string): RequestStore {
   // With an id already chosen (fastify's), only the traceparent is looked for.
@@ -19,13 +32,7 @@ function requestValues(req: IncomingMessage, policy: RequestPolicy, requestId?: 
     requestId === undefined ? policy.incomingHeader : undefined,
     policy.traceContext,
   );
-  const values: RequestStore = {
-    requestId:
-      requestId ??
-      (incoming.requestId !== undefined && policy.validate(incoming.requestId)
-        ? incoming.requestId
-        : policy.generate()),
-  };
+  const values: RequestStore = { requestId: requestId ?? validOrNew(incoming.requestId, policy) };
   if (incoming.traceparent !== undefined) {
     const parsed = parseTraceParent(incoming.traceparent);
     if (parsed !== undefined) {
