@@ -19,7 +19,10 @@ const moduleNameMapper = {
   ),
   // The adapter-only entries (`@ambient/core/adapter`, `@ambient/http-context/adapter`).
   ...Object.fromEntries(
-    Object.entries(packages).map(([folder, name]) => [`^${name}/adapter$`, `<rootDir>/packages/${folder}/src/adapter.ts`]),
+    Object.entries(packages).map(([folder, name]) => [
+      `^${name}/adapter$`,
+      `<rootDir>/packages/${folder}/src/adapter.ts`,
+    ]),
   ),
   // Sources import siblings as './x.js' (NodeNext); under jest they are './x.ts'.
   '^(\\.{1,2}/.*)\\.js$': '$1',

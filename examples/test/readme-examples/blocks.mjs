@@ -10,6 +10,8 @@
 //   ```js file=register.mjs    not run by itself: saved as register.mjs beside the README's other blocks (in a
 //   ```ts file=tracing.ts      folder whose package.json says "type": "module"); a TypeScript one is type-checked
 //                              and compiled to tracing.js.
+//   ```ts servers=own          starts and closes servers of its own (a test suite run against a library): run to
+//                              completion, within a longer timeout, like a plain block.
 //   ```ts fragment=listener    a piece of a program: the named prelude below is put before it. Keep these rare;
 //                              a block a reader copies should run as it is.
 //
@@ -35,6 +37,23 @@ export function readmePaths(root) {
  * so a fragment is type-checked and run like any other block.
  */
 export const preludes = {
+  conformanceHarness: {
+    reason:
+      'the second conformance example reuses the harness of the first, and running the full universal and ' +
+      "ambient profiles takes minutes (every Ambient adapter's conformance test runs them): here the registrar " +
+      'records the cases it is given instead of running them',
+    code: [
+      "import { nodeHttpHarness, describeConformance } from '@ambient/conformance';",
+      "const harness = nodeHttpHarness({ name: 'a library', wrap: (listener) => listener, readRequestId: () => undefined });",
+      'const registered: string[] = [];',
+      'const registrar = {',
+      '  describe: (_name: string, body: () => void) => body(),',
+      '  it: (name: string) => void registered.push(name),',
+      '  afterAll: () => undefined,',
+      '};',
+      "process.on('exit', () => { if (registered.length === 0) process.exitCode = 1; });",
+    ].join('\n'),
+  },
   listener: {
     reason:
       'httpContext(listener, { propagation }) on its own: a listener that called the allowed origin would need ' +
@@ -48,7 +67,7 @@ export const preludes = {
 
 const typescript = new Set(['ts', 'typescript']);
 const javascript = new Set(['js', 'javascript', 'mjs']);
-const known = new Set(['path', 'import', 'file', 'fragment']);
+const known = new Set(['path', 'import', 'file', 'fragment', 'servers']);
 
 /** `ts path=/users/42 import=register.mjs` → { lang: 'ts', attributes: { path: '/users/42', … } } */
 export function parseInfo(info) {
@@ -96,6 +115,9 @@ export function readBlocks(root, readme) {
     for (const key of ['path', 'import', 'file', 'fragment']) {
       const value = block.attributes[key];
       if (value === true || value === '') problems.push(`${where}: ${key}= needs a value in \`\`\`${block.info}`);
+    }
+    if (block.attributes.servers !== undefined && block.attributes.servers !== 'own') {
+      problems.push(`${where}: servers= can only be "own": \`\`\`${block.info}`);
     }
     if (typeof block.attributes.path === 'string' && !block.attributes.path.startsWith('/')) {
       problems.push(`${where}: path= must start with "/": \`\`\`${block.info}`);

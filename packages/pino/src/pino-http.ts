@@ -4,8 +4,9 @@ import { requestContext } from '@ambient/core';
 import { warnings } from './errors.js';
 
 /**
- * pino-http's `genReqId`: the request id is Ambient's, so `req.id`, the `reqId` of `req.log` lines and
- * `requestId` of every other line agree.
+ * pino-http's `genReqId`: the request id is Ambient's, so `req.id`, the `req.id` that pino-http 11 serializes
+ * into `req.log` lines and "request completed" (or `reqId` with `quietReqLogger`), and the `requestId` that
+ * correlationMixin() writes agree.
  *
  *     app.use(expressContext());
  *     app.use(pinoHttp({ logger, genReqId }));
