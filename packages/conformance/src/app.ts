@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { stat } from 'node:fs';
+import { readdir, stat } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import type { AppRequest, AppResponse, ConformanceApp, ConformanceHarness } from './harness.js';
 import { probeHeader, readingBody, type Observations } from './observations.js';
@@ -20,15 +20,35 @@ export interface RetentionTracker {
   created: number;
   collected: number;
   readonly registry: FinalizationRegistry<null>;
+  /** The soak route's markers, each under its request's label, so a report can name the one retained. */
+  readonly labelled: LabelledRetention;
 }
 
+export interface LabelledRetention {
+  /** The labels whose marker has not been collected yet. */
+  readonly live: ReadonlySet<string>;
+  track(marker: object, label: string): void;
+}
+
+/** The header a soak request carries its label in: the run's id and the request's ordinal. */
+export const soakLabelHeader = 'x-conformance-soak';
+
 export function createRetentionTracker(): RetentionTracker {
+  const live = new Set<string>();
+  const labelled = new FinalizationRegistry<string>((label) => live.delete(label));
   const tracker: RetentionTracker = {
     created: 0,
     collected: 0,
     registry: new FinalizationRegistry(() => {
       tracker.collected++;
     }),
+    labelled: {
+      live,
+      track(marker, label) {
+        live.add(label);
+        labelled.register(marker, label);
+      },
+    },
   };
   return tracker;
 }
@@ -92,6 +112,8 @@ export function createConformanceApp(
         await null;
         return ok({ requestId: read() });
       }
+      case '/soak':
+        return ok(await soak(request, harness, retention.labelled));
       default:
         return { status: 404, body: { error: `no route ${request.path}` } };
     }
@@ -163,6 +185,83 @@ async function everywhere(
     },
   };
   return seen;
+}
+
+/** What the soak route answers: the id it saw first, and the hops after which its scope was not its own. */
+export interface SoakReply {
+  readonly requestId: string | undefined;
+  readonly label: string;
+  readonly mismatches: number;
+  readonly crossedAt: readonly string[];
+}
+
+/**
+ * Stores a marker in the request's scope, then crosses every kind of hop with random 0-5 ms pauses between
+ * them, checking after each that the scope still holds this request's id and marker. The marker is tracked
+ * under the request's label, so the soak case can tell which scope outlived its request.
+ */
+async function soak(
+  request: AppRequest,
+  harness: ConformanceHarness,
+  retention: LabelledRetention,
+): Promise<SoakReply> {
+  const label = headerOf(request.req, soakLabelHeader) ?? '';
+  const requestId = harness.readRequestId();
+  const marker = { label };
+  harness.setValue?.('soak', marker);
+  retention.track(marker, label);
+  const crossedAt: string[] = [];
+  const check = (hop: string) => {
+    if (harness.readRequestId() !== requestId || harness.getValue?.('soak') !== marker) crossedAt.push(hop);
+  };
+  const pause = async (after: string) => {
+    await delay(Math.random() * 5);
+    check(`pause after ${after}`);
+  };
+  check('handler');
+  await pause('handler');
+  await new Promise((resolve) => setTimeout(resolve, 1));
+  check('timer');
+  await pause('timer');
+  await nextTurn();
+  check('immediate');
+  await pause('immediate');
+  await new Promise((resolve, reject) => readdir(process.cwd(), (error) => (error ? reject(error) : resolve(null))));
+  check('fs');
+  await pause('fs');
+  const emitter = new EventEmitter();
+  await new Promise<void>((resolve) => {
+    emitter.once('hop', () => {
+      check('emitter listener');
+      resolve();
+    });
+    setImmediate(() => emitter.emit('hop'));
+  });
+  await pause('emitter');
+  await {
+    then(resolve: (value: unknown) => void) {
+      setTimeout(() => resolve(null), 1);
+    },
+  };
+  check('thenable');
+  await pause('thenable');
+  if (request.req.method === 'POST') {
+    // A framework that parsed the body already read it in its own hooks; otherwise the suite's listeners do.
+    let body = request.body;
+    if (body === undefined) {
+      const raw = await readBodyWithListeners(
+        request.req,
+        () => harness.readRequestId(),
+        () => undefined,
+      );
+      if (raw.seen.some((seen) => seen !== requestId)) crossedAt.push('body listeners');
+      body = raw.text;
+    }
+    check('body read');
+    if (body !== label) crossedAt.push(`body read (got ${JSON.stringify(body)})`);
+    await pause('body read');
+  }
+  return { requestId, label, mismatches: crossedAt.length, crossedAt: crossedAt.slice(0, 5) };
 }
 
 async function serviceAfterAwaits(read: () => string | undefined): Promise<string | undefined> {

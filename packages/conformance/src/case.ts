@@ -1,16 +1,17 @@
 import assert from 'node:assert/strict';
 import type { RetentionTracker } from './app.js';
 import type { ClientResponse } from './client.js';
-import type { BodyParserPlacement, ConformanceHarness } from './harness.js';
+import type { BodyParserPlacement, ConformanceHarness, RunningServer } from './harness.js';
 import type { Observations } from './observations.js';
 
 /**
  * Whose rule a case checks. `universal`: what any request-context library must get right (the context at
  * every hop, under concurrency, through bodies, keep-alive, errors, aborts, and released afterwards).
  * `ambient`: Ambient's own policy (which incoming request ids it honors, `traceparent`, writes outside a
- * scope), which another library may reasonably not share.
+ * scope), which another library may reasonably not share. `soak`: an operator's soak run, thousands of
+ * requests on a fresh server, nothing crossed and nothing retained, its first request included.
  */
-export type CaseProfile = 'universal' | 'ambient';
+export type CaseProfile = 'universal' | 'ambient' | 'soak';
 
 /** `slow`: thousands of requests, tens of seconds or more; the quick profile runs none. */
 export type CaseTag = 'slow';
@@ -21,7 +22,10 @@ export type CaseTag = 'slow';
  */
 export type CaseNeed = 'setValue' | 'readTrace' | 'gc';
 
-/** The size a case is built at: `full` for the universal and ambient profiles, `quick` for a first try. */
+/**
+ * The size a case is built at: `full` for the universal, ambient and soak profiles, `quick` for a first try
+ * (the quick profile) or a run that fits CI (the soak-ci profile).
+ */
 export type CaseSize = 'full' | 'quick';
 
 /** One conformance case: plain data plus a run function, so it can become a test or a row of a report. */
@@ -46,6 +50,11 @@ export interface CaseContext {
   readonly retention: RetentionTracker;
   /** The port of a server started with this body-parser placement (started once, then reused). */
   readonly server: (bodyParser?: BodyParserPlacement) => Promise<number>;
+  /**
+   * A new server of the case's own, never shared: its very first request is the case's. The case closes it
+   * (closing twice is harmless); one it leaves open is closed with the session.
+   */
+  readonly freshServer: (bodyParser?: BodyParserPlacement) => Promise<RunningServer>;
   /** A fresh probe token for `x-conformance-probe`. */
   readonly probe: () => string;
 }

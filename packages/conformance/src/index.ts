@@ -17,6 +17,7 @@ export type {
   StartOptions,
 } from './harness.js';
 export type { CaseContext, CaseNeed, CaseProfile, CaseSize, CaseTag, ConformanceCase } from './case.js';
+export { soakSizes, type SoakSize } from './cases/soak.js';
 export { expressHarness, type ExpressHarnessOptions, type ExpressModule } from './harnesses/express.js';
 export { fastifyHarness, type FastifyHarnessOptions, type FastifyInstanceLike } from './harnesses/fastify.js';
 export { koaHarness, type KoaHarnessOptions, type KoaMiddleware, type KoaModule } from './harnesses/koa.js';

@@ -1,13 +1,15 @@
 import type { CaseProfile, CaseSize, ConformanceCase } from './case.js';
 import { catalog } from './catalog.js';
+import type { SoakSize } from './cases/soak.js';
 import type { ConformanceHarness } from './harness.js';
 
 /**
  * A named selection of cases. `universal`: what any request-context library must pass. `ambient`:
  * Ambient's own request-id and `traceparent` policy. `quick`: the universal cases at small request counts,
- * none of them slow, for a first try.
+ * none of them slow, for a first try. `soak`: the soak case at an operator's size, 10,000 requests at
+ * concurrency 200 on a fresh server; `soak-ci`: the same at 1,500 requests at concurrency 100, for CI.
  */
-export type ConformanceProfile = 'universal' | 'ambient' | 'quick';
+export type ConformanceProfile = 'universal' | 'ambient' | 'quick' | 'soak' | 'soak-ci';
 
 interface ProfileDefinition {
   /** The cases it takes, by the profile each case declares. */
@@ -18,11 +20,13 @@ interface ProfileDefinition {
   readonly slow: boolean;
 }
 
-// A later profile (a soak run, say) is one more row here: the cases it takes, at a size of its own.
+// A later profile is one more row here: the cases it takes, at a size of its own.
 const definitions: Readonly<Record<ConformanceProfile, ProfileDefinition>> = {
   universal: { cases: 'universal', size: 'full', slow: true },
   ambient: { cases: 'ambient', size: 'full', slow: true },
   quick: { cases: 'universal', size: 'quick', slow: false },
+  soak: { cases: 'soak', size: 'full', slow: true },
+  'soak-ci': { cases: 'soak', size: 'quick', slow: true },
 };
 
 /** Every profile's name, for a user interface or a report. */
@@ -34,6 +38,11 @@ export const defaultProfiles: readonly ConformanceProfile[] = ['universal'];
 export interface ConformanceOptions {
   /** The profiles to run, default `['universal']`; Ambient's own adapters run `['universal', 'ambient']`. */
   readonly profiles?: readonly ConformanceProfile[];
+  /**
+   * The soak case's size whichever profile selects it, in place of the profile's own: `{ requests,
+   * concurrency }`, positive integers.
+   */
+  readonly soakSize?: SoakSize;
 }
 
 // Full size first: when two profiles hold one case at two sizes (universal and quick), the full one runs.
@@ -42,11 +51,12 @@ const sizeOrder: readonly CaseSize[] = ['full', 'quick'];
 /** The cases the named profiles select for this harness, each once, in report order. */
 export function conformanceCases(harness: ConformanceHarness, options: ConformanceOptions = {}): ConformanceCase[] {
   const profiles = checkedProfiles(options.profiles ?? defaultProfiles);
+  const soakSize = checkedSoakSize(options.soakSize);
   const chosen = new Map<string, ConformanceCase>();
   for (const size of sizeOrder) {
     const selecting = profiles.map((name) => definitions[name]).filter((definition) => definition.size === size);
     if (selecting.length === 0) continue;
-    for (const testCase of catalog(harness, size)) {
+    for (const testCase of catalog(harness, size, soakSize)) {
       const selected = selecting.some(
         (definition) => testCase.profile === definition.cases && (definition.slow || !testCase.tags.includes('slow')),
       );
@@ -69,4 +79,14 @@ function checkedProfiles(profiles: readonly ConformanceProfile[]): readonly Conf
       );
   }
   return profiles;
+}
+
+function checkedSoakSize(size: SoakSize | undefined): SoakSize | undefined {
+  if (size === undefined) return undefined;
+  for (const key of ['requests', 'concurrency'] as const) {
+    const value: unknown = size[key];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+      throw new TypeError(`soakSize.${key} must be a positive integer; got ${JSON.stringify(value)}`);
+  }
+  return size;
 }

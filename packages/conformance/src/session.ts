@@ -9,12 +9,17 @@ export interface Session {
   close(): Promise<void>;
 }
 
-/** One run's shared state: servers started lazily, one per body-parser placement, shared by every case. */
+/**
+ * One run's shared state: servers started lazily, one per body-parser placement, shared by every case, and
+ * the fresh servers a case starts for itself.
+ */
 export function createSession(harness: ConformanceHarness): Session {
   const observations = new Observations();
   const retention = createRetentionTracker();
   const app = createConformanceApp(harness, observations, retention);
   const servers = new Map<BodyParserPlacement, Promise<RunningServer>>();
+  const freshServers = new Set<RunningServer>();
+  const defaultPlacement = (harness.bodyParsers ?? ['none'])[0] ?? 'none';
   const requestIdHeader = (harness.requestIdHeader ?? 'x-request-id').toLowerCase();
   const context: CaseContext = {
     harness,
@@ -22,16 +27,31 @@ export function createSession(harness: ConformanceHarness): Session {
     requestIdHeader,
     observations,
     retention,
-    async server(bodyParser = (harness.bodyParsers ?? ['none'])[0] ?? 'none') {
+    async server(bodyParser = defaultPlacement) {
       let running = servers.get(bodyParser);
       if (running === undefined) servers.set(bodyParser, (running = harness.start(app, { bodyParser })));
       return (await running).port;
+    },
+    async freshServer(bodyParser = defaultPlacement) {
+      const running = await harness.start(app, { bodyParser });
+      let closing: Promise<void> | undefined;
+      const fresh: RunningServer = {
+        port: running.port,
+        close() {
+          // Forgotten once closed: the session must not be what keeps a closed server reachable.
+          freshServers.delete(fresh);
+          return (closing ??= running.close());
+        },
+      };
+      freshServers.add(fresh);
+      return fresh;
     },
     probe: () => randomUUID(),
   };
   return {
     context,
     async close() {
+      await Promise.all([...freshServers].map((fresh) => fresh.close()));
       const started = await Promise.allSettled(servers.values());
       await Promise.all(started.flatMap((result) => (result.status === 'fulfilled' ? [result.value.close()] : [])));
     },

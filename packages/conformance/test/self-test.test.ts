@@ -22,7 +22,18 @@ interface Mistakes {
   readonly unboundRequest?: boolean;
   /** One store per connection: the next request on a keep-alive socket inherits the previous one's id. */
   readonly storePerConnection?: boolean;
+  /**
+   * Something created inside the first request's scope outlives it in a module-level variable (a lazily
+   * loaded module's handle, say: the sequelize#10462 shape), so that scope is never collected.
+   */
+  readonly retainsFirstRequest?: boolean;
 }
+
+/** Where the harness that retains its first request keeps what it created in that request's scope. */
+const keptFromFirstRequest: unknown[] = [];
+// Module-level, so that what is kept holds the scope and nothing else: a closure made in the listener would
+// hold its req too, and through req's keep-alive socket whichever request that socket served last.
+const noop = () => undefined;
 
 interface Policy {
   /** Honors an incoming id in this header when it follows Ambient's default rule. */
@@ -37,6 +48,7 @@ const safeId = /^[A-Za-z0-9\-_.:=+/@]{1,128}$/;
 function alsHarness(name: string, mistakes: Mistakes = {}, policy: Policy = {}): ConformanceHarness {
   const als = new AsyncLocalStorage<Store>();
   const connectionStores = new WeakMap<Socket, Store>();
+  let served = 0;
   const newId = (req: IncomingMessage): string => {
     const incoming = policy.honors === undefined ? undefined : req.headers[policy.honors];
     return typeof incoming === 'string' && safeId.test(incoming) ? incoming : randomUUID();
@@ -54,6 +66,9 @@ function alsHarness(name: string, mistakes: Mistakes = {}, policy: Policy = {}):
     wrap: (listener, onError) => (req, res) => {
       const store = storeFor(req);
       als.run(store, () => {
+        // A function bound to the current context holds that context, and with it the request's store.
+        if (mistakes.retainsFirstRequest === true && served++ === 0)
+          keptFromFirstRequest.push(AsyncResource.bind(noop));
         res.setHeader('x-request-id', store.requestId);
         bindEmit(res);
         if (mistakes.unboundRequest !== true) bindEmit(req);
@@ -123,6 +138,28 @@ describe('profiles', () => {
     expect(both.find((testCase) => testCase.id === 'concurrency')?.title).toMatch(/^2,000 requests/);
   });
 
+  it('soak runs the soak case alone at 10,000 requests, soak-ci at 1,500, and soakSize overrides both', () => {
+    const title = (options: Parameters<typeof conformanceCases>[1]) =>
+      conformanceCases(harness, options).map((testCase) => `${testCase.id} ${testCase.profile}: ${testCase.title}`);
+    expect(title({ profiles: ['soak'] })).toEqual([
+      expect.stringMatching(/^soak soak: 10,000 requests at concurrency 200 /),
+    ]);
+    expect(title({ profiles: ['soak-ci'] })).toEqual([
+      expect.stringMatching(/^soak soak: 1,500 requests at concurrency 100 /),
+    ]);
+    expect(title({ profiles: ['soak-ci', 'soak'] })).toEqual([expect.stringMatching(/^soak soak: 10,000 /)]);
+    expect(title({ profiles: ['soak'], soakSize: { requests: 30, concurrency: 3 } })).toEqual([
+      expect.stringMatching(/^soak soak: 30 requests at concurrency 3 /),
+    ]);
+    expect(conformanceCases(harness, { profiles: ['soak-ci'] })[0]?.tags).toEqual(['slow']);
+    // First in a run of several profiles, so its fresh server is the first the process starts.
+    expect(conformanceCases(harness, { profiles: ['universal', 'soak-ci'] })[0]?.id).toBe('soak');
+    expect(ids({ profiles: ['universal', 'ambient'] })).not.toContain('soak');
+    expect(() => conformanceCases(harness, { profiles: ['soak'], soakSize: { requests: 0, concurrency: 1 } })).toThrow(
+      TypeError,
+    );
+  });
+
   it('an unknown or empty profile list is refused rather than selecting nothing', () => {
     expect(() => conformanceCases(harness, { profiles: ['unviersal' as 'universal'] })).toThrow(/unknown/);
     expect(() => conformanceCases(harness, { profiles: [] })).toThrow(TypeError);
@@ -154,6 +191,24 @@ describe('broken harnesses fail exactly the cases their mistake breaks', () => {
     expect(failing(results)).toEqual(['keep-alive']);
     expect(results.find((result) => result.id === 'keep-alive')?.detail).toMatch(/reused the id/);
   }, 120_000);
+
+  const smallSoak = { profiles: ['soak-ci'], soakSize: { requests: 200, concurrency: 20 } } as const;
+
+  it('a correct library passes the soak', async () => {
+    const [result] = await runConformance(alsHarness('correct soak'), smallSoak);
+    expect(result?.outcome).toBe(gcExposed ? 'pass' : 'unsupported');
+  }, 120_000);
+
+  (gcExposed ? it : it.skip)(
+    "a library that keeps its first request's scope fails the soak, naming it",
+    async () => {
+      const [result] = await runConformance(alsHarness('retains first', { retainsFirstRequest: true }), smallSoak);
+      keptFromFirstRequest.length = 0;
+      expect(result?.outcome).toBe('fail');
+      expect(result?.detail).toMatch(/^1 of 200 request scopes still reachable .*the first request's \(#0/);
+    },
+    120_000,
+  );
 
   it("the request-id cases send their ids in the harness's requestIdHeader", async () => {
     const header = { honors: 'x-trace-id' };
