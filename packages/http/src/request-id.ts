@@ -7,8 +7,12 @@ export const maxRequestIdLength = 128;
  * base64 and base64url ids, `req-42` and cf-ray style ids; nothing that means something in the places an id
  * ends up: HTML log viewers (`<>&"'`), logfmt and CSV (space, `,` `;` `"`), SQL comments, shell commands
  * (`|` `` ` `` `$` `\`), URLs (`%` `?` `#`). A header sent twice reaches Node joined by ", " and fails on both.
+ * A table indexed by char code rather than a regular expression: it runs on every request that brings an id.
  */
-const idCharacters = new RegExp(`^[A-Za-z0-9\\-_.:=+/@]{1,${maxRequestIdLength}}$`);
+const idCharacter = new Uint8Array(0x80);
+for (const character of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.:=+/@') {
+  idCharacter[character.charCodeAt(0)] = 1;
+}
 
 /**
  * The default rule for an incoming request id (and correlation id): 1 to 128 characters of
@@ -16,7 +20,13 @@ const idCharacters = new RegExp(`^[A-Za-z0-9\\-_.:=+/@]{1,${maxRequestIdLength}}
  * stored. Pass your own `validateRequestId` to widen it; see the README for why the default is strict.
  */
 export function isValidRequestId(value: string): boolean {
-  return idCharacters.test(value);
+  const length = value.length;
+  if (length === 0 || length > maxRequestIdLength) return false;
+  for (let i = 0; i < length; i++) {
+    const code = value.charCodeAt(i);
+    if (code >= 0x80 || idCharacter[code] === 0) return false;
+  }
+  return true;
 }
 
 // Random bytes drawn in batches: one randomFillSync per 256 ids instead of one per id.
