@@ -20,6 +20,6 @@ for (const [name, module] of versions) {
       ...readers,
     }),
     { describe, it, afterAll },
-    { profiles: ['universal', 'ambient'] },
+    { profiles: ['universal', 'ambient', 'soak-ci'] },
   );
 }

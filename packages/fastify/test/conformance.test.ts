@@ -26,6 +26,6 @@ for (const [name, createFastify, formbodyPlugin] of versions) {
       ...readers,
     }),
     { describe, it, afterAll },
-    { profiles: ['universal', 'ambient'] },
+    { profiles: ['universal', 'ambient', 'soak-ci'] },
   );
 }

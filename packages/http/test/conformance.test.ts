@@ -1,5 +1,6 @@
 import { describeConformance } from '@ambient/conformance';
 import { ambientHttpHarness } from './helpers/ambient-harness.js';
 
-// Ambient's own adapters claim both profiles: the rules any library must follow, and Ambient's own policy.
-describeConformance(ambientHttpHarness, { describe, it, afterAll }, { profiles: ['universal', 'ambient'] });
+// Ambient's own adapters claim both profiles (the rules any library must follow, and Ambient's own policy),
+// and pass the soak at CI size: a fresh server, its first request included, nothing crossed or retained.
+describeConformance(ambientHttpHarness, { describe, it, afterAll }, { profiles: ['universal', 'ambient', 'soak-ci'] });
