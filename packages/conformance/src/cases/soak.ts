@@ -55,7 +55,10 @@ function soakCase({ requests, concurrency }: SoakSize): ConformanceCase {
       // A server of its own, so that its first request is one of ours: what a first request loads lazily
       // can keep that request's scope for the life of the process (sequelize/sequelize#10462).
       const server = await freshServer();
-      const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+      // Only half the requests take the agent, so some of its sockets idle; one idle past the server's
+      // keep-alive timeout (node's default is 5 s) can be closed by the server just as the client reuses it,
+      // and the request fails with "socket hang up". The agent closes its idle sockets well before that.
+      const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency, timeout: 1_000 });
       const crossed: string[] = [];
       let mismatches = 0;
       const sendOne = async (index: number) => {
