@@ -29,7 +29,7 @@ test('both builds export the suite', async () => {
   for (const build of [await import('@ambient/conformance'), require('@ambient/conformance')]) {
     assert.equal(typeof build.describeConformance, 'function');
     assert.equal(typeof build.runConformance, 'function');
-    assert.deepEqual(build.conformanceProfiles, ['universal', 'ambient', 'quick']);
+    assert.deepEqual(build.conformanceProfiles, ['universal', 'ambient', 'quick', 'soak', 'soak-ci']);
   }
 });
 
