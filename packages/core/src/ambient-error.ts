@@ -12,6 +12,7 @@ export interface AmbientErrorCodes {
   ERR_AMBIENT_INVALID_ARGUMENT: true;
   ERR_AMBIENT_INVALID_OPTION: true;
   ERR_AMBIENT_SET_UNSUPPORTED: true;
+  ERR_AMBIENT_INVALID_RECEIVER: true;
 }
 
 /** The union of every registered code: `switch (error.code)` on it autocompletes. */
@@ -39,5 +40,20 @@ export class AmbientError<C extends string = AmbientErrorCode> extends Error {
    */
   static override [Symbol.hasInstance](value: unknown): value is AmbientError {
     return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[kAmbientError] === true;
+  }
+}
+
+/**
+ * An AmbientError that is also a TypeError, for the mistakes the TC39 AsyncContext specification and Node's own
+ * APIs report as TypeError (a callback that is not callable, a method called on a foreign receiver): like
+ * Node's ERR_INVALID_ARG_TYPE, an instance of TypeError with a stable `code`. `instanceof AmbientError` holds.
+ */
+export class AmbientTypeError<C extends string = AmbientErrorCode> extends TypeError {
+  readonly code: C;
+
+  constructor(code: C, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    Object.defineProperty(this, kAmbientError, { value: true });
   }
 }

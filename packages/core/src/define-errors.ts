@@ -1,4 +1,4 @@
-import { AmbientError, type AmbientErrorCode } from './ambient-error.js';
+import { AmbientError, AmbientTypeError, type AmbientErrorCode } from './ambient-error.js';
 
 /**
  * The one toolkit every Ambient package makes its errors and warnings with: a package writes one table of
@@ -11,6 +11,8 @@ import { AmbientError, type AmbientErrorCode } from './ambient-error.js';
 export interface MessageTemplate<C extends string = string> {
   readonly code: C;
   readonly message: (...args: never[]) => string;
+  /** `'TypeError'`: the error is also a TypeError (AmbientTypeError), as Node's ERR_INVALID_ARG_TYPE is. */
+  readonly type?: 'TypeError';
 }
 
 /** A row of an error table; its code must be registered in AmbientErrorCodes. */
@@ -53,14 +55,15 @@ export type WarningCodesOf<W extends { readonly codes: Readonly<Record<string, s
 /** One factory per row: `errors.noScope(owner, operation)` returns an AmbientError with the row's code. */
 export function defineErrors<const T extends Readonly<Record<string, ErrorTemplate>>>(table: T): ErrorFactories<T> {
   const factories: Record<string, (...args: unknown[]) => AmbientError> = {};
-  for (const [name, { code, message }] of Object.entries(table)) {
+  for (const [name, { code, message, type }] of Object.entries(table)) {
     const format = message as (...args: unknown[]) => string;
+    const ErrorClass = type === 'TypeError' ? AmbientTypeError : AmbientError;
     factories[name] = (...args) => {
       const last = args.at(-1);
       if (args.length > format.length && isCauseOption(last)) {
-        return new AmbientError(code, format(...args.slice(0, -1)), { cause: last.cause });
+        return new ErrorClass(code, format(...args.slice(0, -1)), { cause: last.cause });
       }
-      return new AmbientError(code, format(...args));
+      return new ErrorClass(code, format(...args));
     };
   }
   return factories as ErrorFactories<T>;

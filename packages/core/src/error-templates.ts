@@ -10,6 +10,7 @@ export function argumentErrorTemplates<C extends string>(code: C) {
   return {
     invalidArgument: {
       code,
+      type: 'TypeError',
       message: (where: string, expected: string, received: unknown) =>
         `${where}: expected ${expected}, received ${describeValue(received)}.`,
     },

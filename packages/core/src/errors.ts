@@ -1,4 +1,5 @@
 import { defineErrors, type CodesOf } from './define-errors.js';
+import { describeValue } from './describe-value.js';
 import { argumentErrorTemplates, optionErrorTemplates } from './error-templates.js';
 
 /**
@@ -20,6 +21,13 @@ export const errors = defineErrors({
   },
   ...argumentErrorTemplates('ERR_AMBIENT_INVALID_ARGUMENT'),
   ...optionErrorTemplates('ERR_AMBIENT_INVALID_OPTION'),
+  invalidReceiver: {
+    code: 'ERR_AMBIENT_INVALID_RECEIVER',
+    type: 'TypeError',
+    message: (method: string, received: unknown) =>
+      `${method} was called on ${describeValue(received)}; call it on the instance it belongs to ` +
+      '(a detached method loses its receiver: bind it, or call it through the instance).',
+  },
   setUnsupported: {
     code: 'ERR_AMBIENT_SET_UNSUPPORTED',
     message: (owner: string) =>

@@ -1,5 +1,6 @@
 import { runInFrame, wrapInFrame } from './run-in-frame.js';
 import { storage, type Frame } from './storage.js';
+import { errors } from './errors.js';
 import { notAFunction } from './validate.js';
 
 /** The values of every Variable and Context at the moment of construction: TC39 `AsyncContext.Snapshot`'s shape. */
@@ -12,6 +13,10 @@ export class Snapshot {
 
   /** Calls `fn(...args)` with the captured values; the caller's values are back when it returns or throws. */
   run<R, A extends unknown[]>(fn: (...args: A) => R, ...args: A): R {
+    // The spec's RequireInternalSlot: on anything but a Snapshot, a TypeError with our code.
+    if (typeof this !== 'object' || this === null || !(#frame in this)) {
+      throw errors.invalidReceiver('Snapshot.prototype.run', this);
+    }
     if (typeof fn !== 'function') throw notAFunction('Snapshot#run(fn)', fn);
     return runInFrame(this.#frame, fn, undefined, args);
   }
@@ -22,3 +27,5 @@ export class Snapshot {
     return wrapInFrame(storage.getStore(), fn);
   }
 }
+
+Object.defineProperty(Snapshot.prototype, Symbol.toStringTag, { value: 'AsyncContext.Snapshot', configurable: true });

@@ -67,7 +67,9 @@ function createRegistry(): Registry {
             storage.enterWith(prior as Frame);
           }
         }
-      : (frame, fn, ...args) => storage.run(frame, fn, ...args);
+      : // AsyncLocalStorage#run calls fn with `this` null; the proposal (and the async_hooks path above) with
+        // undefined: Reflect.apply gives every backend the same receiver.
+        (frame, fn, ...args) => storage.run(frame, Reflect.apply, fn, undefined, args) as ReturnType<typeof fn>;
     return { backend: 'AsyncLocalStorage', storage, runWithFrame, nextSlot: 0, shared: new Map() };
   }
   const cell = new asyncContext.Variable<Frame>({ name: 'ambient' });

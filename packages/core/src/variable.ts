@@ -26,37 +26,62 @@ const kUndefined = Symbol.for('@ambient/core.undefined');
 const { storage, frameWith, runWithFrame, allocateSlot } = shared;
 const kSlot = Symbol('ambient.Variable.slot');
 const kDefaultValue = Symbol('ambient.Variable.defaultValue');
+const kName = Symbol('ambient.Variable.name');
 
 /**
  * A single typed value that follows the async flow: TC39 `AsyncContext.Variable`'s shape, plus `set()` with
  * the copy-on-write semantics of Python's `ContextVar.set`.
  */
 export class Variable<T> {
-  declare readonly name: string;
   declare readonly [kSlot]: number;
   declare readonly [kDefaultValue]: T | undefined;
+  declare readonly [kName]: string;
 
+  /**
+   * Reads `options` as the AsyncContext.Variable constructor does (tc39/proposal-async-context, spec.html):
+   * any value is accepted and only an object is read; `name` is converted with ToString when the object has
+   * that property at all (so `{ name: undefined }` names the variable "undefined", and a Symbol throws a
+   * TypeError), then `defaultValue` is read, in that order. Unknown keys are not rejected here, unlike every
+   * other Ambient API.
+   */
   constructor(options?: VariableOptions<T>) {
-    const { name = '', defaultValue } = readVariableOptions(options);
-    this.name = name;
+    let name = '';
+    let defaultValue: T | undefined;
+    const given: unknown = options;
+    if ((typeof given === 'object' && given !== null) || typeof given === 'function') {
+      const read = given as VariableOptions<T>;
+      if ('name' in read) name = nameToString(read.name);
+      defaultValue = read.defaultValue;
+    }
+    this[kName] = name;
     this[kDefaultValue] = defaultValue;
     this[kSlot] = allocateSlot();
   }
 
+  /** The name given at construction (`''` by default): an accessor on the prototype, as in the proposal. */
+  get name(): string {
+    return checkedReceiver(this, 'get Variable.prototype.name')[kName];
+  }
+
   /** The value in the current flow, or the default value where none has been set. */
   get(): T | undefined {
+    const slot = (this as Partial<Variable<T>> | undefined)?.[kSlot];
     const frame = storage.getStore();
     if (frame !== undefined) {
-      const value = frame[this[kSlot]];
+      // A foreign receiver has no slot: frame[undefined] misses, and the check below throws.
+      const value = frame[slot as number];
       if (value !== undefined) return value === kUndefined ? undefined : (value as T);
     }
+    // The spec's RequireInternalSlot, on the path of a miss only: a found value needs no second check.
+    if (slot === undefined) throw errors.invalidReceiver('Variable.prototype.get', this);
     return this[kDefaultValue];
   }
 
   /** Calls `fn(...args)` with this variable holding `value`; the previous value is back when `fn` returns or throws. */
   run<R, A extends unknown[]>(value: T, fn: (...args: A) => R, ...args: A): R {
-    if (typeof fn !== 'function') throw notAFunction(`${owner(this.name)}.run(value, fn)`, fn);
-    const frame = frameWith(storage.getStore(), this[kSlot], value === undefined ? kUndefined : value);
+    const slot = checkedReceiver(this, 'Variable.prototype.run')[kSlot];
+    if (typeof fn !== 'function') throw notAFunction(`${owner(this[kName])}.run(value, fn)`, fn);
+    const frame = frameWith(storage.getStore(), slot, value === undefined ? kUndefined : value);
     return runWithFrame(frame, fn, ...args);
   }
 
@@ -66,8 +91,9 @@ export class Variable<T> {
    * arguments pass through.
    */
   wrap<F extends (...args: never[]) => unknown>(value: T, fn: F): F {
-    if (typeof fn !== 'function') throw notAFunction(`${owner(this.name)}.wrap(value, fn)`, fn);
-    return wrapInFrame(frameWith(storage.getStore(), this[kSlot], value === undefined ? kUndefined : value), fn);
+    const slot = checkedReceiver(this, 'Variable.prototype.wrap')[kSlot];
+    if (typeof fn !== 'function') throw notAFunction(`${owner(this[kName])}.wrap(value, fn)`, fn);
+    return wrapInFrame(frameWith(storage.getStore(), slot, value === undefined ? kUndefined : value), fn);
   }
 
   /**
@@ -76,27 +102,31 @@ export class Variable<T> {
    * enclosing run() (of any Variable, Snapshot or Context), so it can never reach another request.
    */
   set(value: T): void {
+    const slot = checkedReceiver(this, 'Variable.prototype.set')[kSlot];
     const frame = storage.getStore();
-    if (frame === undefined)
-      throw errors.noScope(owner(this.name), 'set', `Wrap the call in ${owner(this.name)}.run(value, fn).`);
-    storage.enterWith(frameWith(frame, this[kSlot], value === undefined ? kUndefined : value));
+    if (frame === undefined) {
+      const who = owner(this[kName]);
+      throw errors.noScope(who, 'set', `Wrap the call in ${who}.run(value, fn).`);
+    }
+    storage.enterWith(frameWith(frame, slot, value === undefined ? kUndefined : value));
   }
 }
 
-/**
- * Variable is the TC39 AsyncContext surface, so it reads its options as the proposal does rather than through
- * the strict readOptions every other Ambient API uses: unknown keys are not rejected (tc39/proposal-async-context,
- * the AsyncContext.Variable constructor reads only `name` and `defaultValue`).
- */
-function readVariableOptions<T>(options: VariableOptions<T> | undefined): VariableOptions<T> {
-  if (options === undefined) return {};
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw errors.invalidArgument('new Variable(options)', 'an options object or undefined', options);
+Object.defineProperty(Variable.prototype, Symbol.toStringTag, { value: 'AsyncContext.Variable', configurable: true });
+
+/** The spec's RequireInternalSlot: a method called on anything but a Variable throws a TypeError. */
+function checkedReceiver<T>(receiver: Variable<T>, method: string): Variable<T> {
+  if (typeof (receiver as Partial<Variable<T>> | undefined)?.[kSlot] !== 'number') {
+    throw errors.invalidReceiver(method, receiver);
   }
-  if (options.name !== undefined && typeof options.name !== 'string') {
-    throw errors.invalidArgument('new Variable(options): options.name', 'a string', options.name);
-  }
-  return options;
+  return receiver;
+}
+
+/** ToString, except that a Symbol (which ToString rejects) gets our TypeError with its stable code. */
+function nameToString(name: unknown): string {
+  if (typeof name === 'symbol')
+    throw errors.invalidArgument('new Variable(options): options.name', 'a value ToString accepts', name);
+  return String(name);
 }
 
 function owner(name: string): string {

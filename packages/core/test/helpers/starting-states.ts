@@ -1,4 +1,4 @@
-import { Snapshot, Variable } from '@ambient/core';
+import { AmbientError, Snapshot, Variable } from '@ambient/core';
 
 /**
  * Every case runs from three starting states, as the TC39 AsyncContext reference tests do: with no context,
@@ -61,5 +61,9 @@ export function expectAmbientError(fn: () => unknown, code: string): void {
   }
   expect(thrown).toBeInstanceOf(Error);
   expect((thrown as { code?: unknown }).code).toBe(code);
-  expect((thrown as Error).name).toBe('AmbientError');
+  expect(thrown instanceof AmbientError).toBe(true);
+  // What the TC39 proposal and Node report as TypeError (a bad argument or receiver) is one, with its code.
+  const typeErrors = ['ERR_AMBIENT_INVALID_ARGUMENT', 'ERR_AMBIENT_INVALID_RECEIVER'];
+  expect((thrown as Error).name).toBe(typeErrors.includes(code) ? 'TypeError' : 'AmbientError');
+  expect(thrown instanceof TypeError).toBe(typeErrors.includes(code));
 }

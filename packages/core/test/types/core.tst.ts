@@ -122,6 +122,7 @@ test('after instanceof, error.code is the union of registered codes, so a misspe
     | 'ERR_AMBIENT_INVALID_ARGUMENT'
     | 'ERR_AMBIENT_INVALID_OPTION'
     | 'ERR_AMBIENT_SET_UNSUPPORTED'
+    | 'ERR_AMBIENT_INVALID_RECEIVER'
   >();
 });
 
