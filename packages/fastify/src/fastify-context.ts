@@ -4,7 +4,7 @@ import { readOptions as readOwnOptions, rules } from '@ambient/core/adapter';
 import type { RequestContextOptions } from '@ambient/http-context';
 import { createRequestPolicy, runInRequestScope, type RequestPolicy } from '@ambient/http-context/adapter';
 import { errors, warnings } from './errors.js';
-import { checkedRequestId, createGenReqId } from './request-id.js';
+import { checkedRequestId, createGenReqId, type RawRequestHeaders } from './request-id.js';
 import { requestLoggerFactory } from './request-logger.js';
 
 export interface FastifyContextOptions extends RequestContextOptions {
@@ -49,12 +49,20 @@ function setUp(fastify: FastifyInstance, options: FastifyContextOptions): void {
   // The ids that replaced one fastify made, by raw request: the child logger factory and the hook below both
   // ask for a request's id, and must get the same one.
   const replacements = new WeakMap<object, string>();
-  /** The scope's id: request.id when Ambient's genReqId made it, otherwise request.id checked. */
-  const requestIdFor = (server: unknown, rawRequest: object, id: unknown): string => {
-    if ((server as WithGenReqId).genReqId === genReqId) return String(id);
+  // fastify reads its own requestIdHeader before it calls any genReqId: an id taken from there is fastify's
+  // choice, not Ambient's, even where our genReqId is set.
+  const fastifyHeader = headerFastifyReads(fastify);
+  /**
+   * The scope's id: request.id when Ambient's genReqId made it. When fastify took it from its own header,
+   * Ambient's rules choose again (unless the user asked to keep fastify's ids), so `requestIdHeader: false`
+   * or another header name of ours is never bypassed; an id of a child context's genReqId is checked.
+   */
+  const requestIdFor = (server: unknown, rawRequest: RawRequestHeaders & object, id: unknown): string => {
+    const fromFastifyHeader = fastifyHeader !== undefined && hasHeader(rawRequest, fastifyHeader);
+    if ((server as WithGenReqId).genReqId === genReqId && !fromFastifyHeader) return String(id);
     let requestId = replacements.get(rawRequest);
     if (requestId === undefined) {
-      requestId = checkedRequestId(policy, id);
+      requestId = fromFastifyHeader && !useFastifyRequestId ? genReqId(rawRequest) : checkedRequestId(policy, id);
       if (requestId !== id) replacements.set(rawRequest, requestId);
     }
     return requestId;
@@ -79,14 +87,29 @@ function setUp(fastify: FastifyInstance, options: FastifyContextOptions): void {
   });
 }
 
+/** The header fastify itself takes ids from (lower case), if any: fastify 4 reads "request-id" by default. */
+function headerFastifyReads(fastify: FastifyInstance): string | undefined {
+  const header: unknown = fastify.initialConfig.requestIdHeader;
+  return typeof header === 'string' && header !== '' ? header.toLowerCase() : undefined;
+}
+
+function hasHeader(rawRequest: RawRequestHeaders, name: string): boolean {
+  const { rawHeaders } = rawRequest;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const key = rawHeaders[i]!;
+    if (key.length === name.length && key.toLowerCase() === name) return true;
+  }
+  return false;
+}
+
 /**
  * Warnings, at registration, for fastify options under which fastify makes ids that Ambient's rules did not
  * choose. `initialConfig.requestIdHeader` is `false` when fastify reads no header (fastify 5's default), else
  * the header's name (fastify 4's default is "request-id").
  */
 function warnAboutFastifyIds(fastify: FastifyInstance, useFastifyRequestId: boolean): void {
-  const header: unknown = fastify.initialConfig.requestIdHeader;
-  const fastifyReadsHeader = typeof header === 'string';
+  const header = headerFastifyReads(fastify);
+  const fastifyReadsHeader = header !== undefined;
   if (fastifyReadsHeader) warnings.requestIdHeader(header);
   if (useFastifyRequestId) {
     warnings.userGenReqId();

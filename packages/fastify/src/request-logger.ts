@@ -16,13 +16,14 @@ interface RequestLogger {
 }
 
 /**
- * Runs a log method in a scope holding the logger's request id when no scope is open (the scope ends when the
- * method returns), and directly inside one. fastify writes "incoming request" before any hook, so before
- * onRequest opens the request's scope, where a pino mixin (correlationMixin) would find no id.
+ * Runs a log method in a scope holding the logger's request id unless the current scope already holds it (the
+ * scope ends when the method returns). fastify writes "incoming request" before any hook, so before onRequest
+ * opens the request's scope, where a pino mixin (correlationMixin) would find no id, or the id of whatever
+ * scope was open where the server was started.
  */
 function logInRequestScope(logger: RequestLogger, method: LogMethod, args: unknown[]): unknown {
   const requestId = logger[kRequestId];
-  if (requestId === undefined || requestContext.active) return method.apply(logger, args);
+  if (requestId === undefined || requestContext.get('requestId') === requestId) return method.apply(logger, args);
   return requestContext.run({ requestId }, () => method.apply(logger, args));
 }
 

@@ -2,7 +2,7 @@
 // ids Ambient's rules did not choose (none for the recommended setup), and errors for bad options.
 import fastify from 'fastify';
 import type * as plugin from '@ambient/fastify-context';
-import { fastifyContext } from '@ambient/fastify-context';
+import { fastifyContext, requestContext } from '@ambient/fastify-context';
 import { get, startApp, uuidv7Pattern, versions, type AppSpec } from './harness.js';
 
 /**
@@ -150,6 +150,42 @@ describe.each(versions)('$name', (version) => {
     const response = await get(app.port).finally(() => app.close());
     expect(response.echoed).toMatch(uuidv7Pattern);
     expect(ambientWarnings()).toEqual(['WARN_AMBIENT_FASTIFY_REQUEST_ID_FAILED']);
+  });
+
+  it("fastify's own requestIdHeader never bypasses the plugin's rule: requestIdHeader: false stays false", async () => {
+    // fastify 4 reads "request-id" by default, before any genReqId; fastify 5 only when told to.
+    const app = await startApp({
+      version,
+      fastifyOptions: { requestIdHeader: 'request-id' },
+      pluginOptions: { requestIdHeader: false },
+    });
+    const response = await get(app.port, ['request-id', 'attacker-chosen', 'x-request-id', 'valid-2']).finally(() =>
+      app.close(),
+    );
+    expect(response.echoed).toMatch(uuidv7Pattern);
+    expect(response.body).toEqual({ requestId: response.echoed, fastifyId: response.echoed });
+    expect(app.text.join('\n')).not.toContain('attacker-chosen');
+  });
+
+  it("fastify's own requestIdHeader gives way to the plugin's header and rule", async () => {
+    const app = await startApp({ version, fastifyOptions: { requestIdHeader: 'request-id' } });
+    const response = await get(app.port, ['request-id', 'from-fastify-header', 'x-request-id', 'ours-1']).finally(() =>
+      app.close(),
+    );
+    expect(response.echoed).toBe('ours-1');
+    expect(response.body).toEqual({ requestId: 'ours-1', fastifyId: 'ours-1' });
+    for (const line of app.lines) if ('reqId' in line) expect(line.reqId).toBe('ours-1');
+  });
+
+  it('a server started inside some scope still logs each request under its own id', async () => {
+    const app = await requestContext.run({ requestId: 'boot-scope' }, () =>
+      startApp({ version, fastifyOptions: version.noHeader }),
+    );
+    const response = await get(app.port, ['x-request-id', 'inner-1']).finally(() => app.close());
+    expect(response.echoed).toBe('inner-1');
+    const requestLines = app.lines.filter((line) => 'reqId' in line);
+    expect(requestLines.length).toBeGreaterThanOrEqual(2);
+    for (const line of requestLines) expect([line.reqId, line.requestId]).toEqual(['inner-1', 'inner-1']);
   });
 
   it('requestIdHeader: false never reads an incoming id', async () => {
