@@ -50,6 +50,7 @@ const sizeOrder: readonly CaseSize[] = ['full', 'quick'];
 
 /** The cases the named profiles select for this harness, each once, in report order. */
 export function conformanceCases(harness: ConformanceHarness, options: ConformanceOptions = {}): ConformanceCase[] {
+  checkedOptionKeys(options);
   const profiles = checkedProfiles(options.profiles ?? defaultProfiles);
   const soakSize = checkedSoakSize(options.soakSize);
   const chosen = new Map<string, ConformanceCase>();
@@ -66,6 +67,16 @@ export function conformanceCases(harness: ConformanceHarness, options: Conforman
   const order = new Map(catalog(harness, 'full').map((testCase, index) => [testCase.id, index]));
   const position = (testCase: ConformanceCase) => order.get(testCase.id) ?? order.size;
   return [...chosen.values()].sort((a, b) => position(a) - position(b));
+}
+
+const optionKeys: ReadonlyArray<keyof ConformanceOptions> = ['profiles', 'soakSize'];
+
+// A misspelled key (`profile: ['soak']`) would otherwise run the default profile and pass.
+function checkedOptionKeys(options: ConformanceOptions): void {
+  for (const key of Object.keys(options)) {
+    if (!(optionKeys as readonly string[]).includes(key))
+      throw new TypeError(`unknown conformance option ${JSON.stringify(key)}; expected ${optionKeys.join(' or ')}`);
+  }
 }
 
 function checkedProfiles(profiles: readonly ConformanceProfile[]): readonly ConformanceProfile[] {

@@ -164,6 +164,10 @@ describe('profiles', () => {
     expect(() => conformanceCases(harness, { profiles: ['unviersal' as 'universal'] })).toThrow(/unknown/);
     expect(() => conformanceCases(harness, { profiles: [] })).toThrow(TypeError);
   });
+
+  it('a misspelled option is refused rather than running the default profile', () => {
+    expect(() => conformanceCases(harness, { profile: ['soak'] } as never)).toThrow(/unknown conformance option/);
+  });
 });
 
 describe('broken harnesses fail exactly the cases their mistake breaks', () => {

@@ -28,3 +28,4 @@ export {
 } from './read-options.js';
 export { describeValue } from './describe-value.js';
 export { asyncContextImplementation } from './root.js';
+export type { Implementation as AsyncContextImplementation } from './storage.js';

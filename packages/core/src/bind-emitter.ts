@@ -43,8 +43,9 @@ export function bindEmitter<E extends EventEmitter>(emitter: E): E {
  * context they were added in. For emitters whose prototype was replaced, as express does to every request
  * and response (`Object.setPrototypeOf(req, app.request)`): V8 caches no property transitions for such
  * objects, so adding the five methods to each of them costs some 70 times what it costs on a plain request,
- * and binding their shared prototype once costs nothing per request (figures: benchmarks/README.md#why-the-code-looks-the-way-it-does). The methods are added
- * non-enumerable; bindEmitter() on an inheriting emitter is then a no-op.
+ * and binding their shared prototype once costs nothing per request (figures:
+ * benchmarks/README.md#why-the-code-looks-the-way-it-does). The methods are added non-enumerable;
+ * bindEmitter() on an inheriting emitter is then a no-op.
  */
 export function bindEmitterPrototype(prototype: object): void {
   if (!isEmitter(prototype)) {
@@ -81,8 +82,9 @@ export function bindEmitterPrototype(prototype: object): void {
  * The methods are installed by plain assignment, which makes them own enumerable properties of the emitter
  * (the private state is under symbols). Node binds every HTTP request and response this way, and assignment
  * costs about a hundredth of what non-enumerable defineProperty calls or a setPrototypeOf cost per emitter
- * (figures: benchmarks/README.md#why-the-code-looks-the-way-it-does). One set of functions serves every emitter: the originals they call are the
- * prototype's, or those recorded under kOriginals when the emitter had replaced them.
+ * (figures: benchmarks/README.md#why-the-code-looks-the-way-it-does). One set of functions serves every
+ * emitter: the originals they call are the prototype's, or those recorded under kOriginals when the emitter
+ * had replaced them.
  */
 const kOriginals = Symbol('ambient.originalListenerMethods');
 

@@ -95,8 +95,9 @@ function createRegistry(): Registry {
  * every instance (AsyncContextFrame, the default from Node 24, nodejs/node#55552)?
  *
  * With a slot of its own, enterWith plus a restore in `finally` touches nothing but our value, and costs no
- * more than run() alone and less beside a second instance (figures: benchmarks/README.md#why-the-code-looks-the-way-it-does). With a
- * shared frame only run() also restores what other libraries entered inside the callback, so run() it is.
+ * more than run() alone and less beside a second instance (figures:
+ * benchmarks/README.md#why-the-code-looks-the-way-it-does). With a shared frame only run() also
+ * restores what other libraries entered inside the callback, so run() it is.
  * Told apart by the async_hooks implementation's own instance fields, without calling a method on a second
  * instance: Node's AsyncLocalStorage methods are shared code, and their inline caches would turn polymorphic
  * for our instance too.

@@ -60,7 +60,8 @@ export const warnings = defineWarnings({
     code: 'WARN_AMBIENT_FASTIFY_REQUEST_ID_FAILED',
     once: true,
     message: (error: unknown) =>
-      `validateRequestId or generateRequestId threw ${error instanceof Error ? `a ${error.name}` : describeValue(error)}` +
+      'validateRequestId or generateRequestId threw ' +
+      (error instanceof Error ? `a ${error.name}` : describeValue(error)) +
       '; a UUIDv7 was used. fastify makes request ids before any hook, where a throw would be uncaught and ' +
       'end the process: make them not throw.',
   },

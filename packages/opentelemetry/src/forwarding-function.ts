@@ -5,8 +5,9 @@ export type Forward = (thisArg: unknown, args: ArrayLike<unknown>) => unknown;
  * A function that hands its `this` and arguments to `forward`, and whose `length` is `length`, as a bound
  * function's must be: express tells error middleware by four parameters, and OpenTelemetry's own context
  * managers keep it. Declared with that many parameters where it can be, since setting `length` with
- * Object.defineProperty costs more than the rest of bind() (figures: benchmarks/README.md#why-the-code-looks-the-way-it-does), and http
- * instrumentation binds every listener added to every request and response.
+ * Object.defineProperty costs more than the rest of bind() (figures:
+ * benchmarks/README.md#why-the-code-looks-the-way-it-does), and http instrumentation binds every
+ * listener added to every request and response.
  */
 /* eslint-disable prefer-rest-params -- `arguments` keeps each declared arity without a rest array */
 export function forwardingFunction(length: number, forward: Forward): (...args: unknown[]) => unknown {

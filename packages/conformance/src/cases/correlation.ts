@@ -12,7 +12,8 @@ const concurrencySizes: Record<CaseSize, BulkSize> = {
 const oneIdEverywhere: ConformanceCase = {
   id: 'one-id-everywhere',
   title:
-    'middleware, handler, awaits, timer, emitter, fs callback, thenable, body listeners, finish: one id, the echoed one',
+    'middleware, handler, awaits, timer, emitter, fs callback, thenable, body listeners, finish: ' +
+    'one id, the echoed one',
   profile: 'universal',
   tags: [],
   needs: [],
@@ -54,7 +55,9 @@ const oneIdEverywhere: ConformanceCase = {
 function concurrencyCase({ requests, concurrency, slow }: BulkSize): ConformanceCase {
   return {
     id: 'concurrency',
-    title: `${requests.toLocaleString('en')} requests at concurrency ${concurrency} with random delays: zero mismatches`,
+    title:
+      `${requests.toLocaleString('en')} requests at concurrency ${concurrency} with random delays: ` +
+      'zero mismatches',
     profile: 'universal',
     tags: slow ? ['slow'] : [],
     needs: [],

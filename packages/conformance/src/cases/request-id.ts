@@ -58,7 +58,8 @@ export const requestIdCases: ConformanceCase[] = [
   {
     id: 'request-id-invalid',
     title:
-      'too long, non-ASCII, spaces, quotes, markup and shell characters, control characters, empty and duplicated ids are replaced',
+      'too long, non-ASCII, spaces, quotes, markup and shell characters, control characters, empty and ' +
+      'duplicated ids are replaced',
     profile: 'ambient',
     tags: [],
     needs: [],

@@ -40,7 +40,9 @@ function shapeOf(index: number): { keepAlive: boolean; post: boolean; words: str
 function soakCase({ requests, concurrency }: SoakSize): ConformanceCase {
   return {
     id: 'soak',
-    title: `${requests.toLocaleString('en')} requests at concurrency ${concurrency} on a fresh server: none crossed, none retained, the first included`,
+    title:
+      `${requests.toLocaleString('en')} requests at concurrency ${concurrency} on a fresh server: ` +
+      'none crossed, none retained, the first included',
     profile: 'soak',
     tags: ['slow'],
     needs: ['setValue', 'gc'],
