@@ -124,6 +124,23 @@ describe.each(versions)('$name', (version) => {
         },
         ['x-request-id', 'given-1'],
       ],
+      // Kept fastify ids (useFastifyRequestId) are checked rather than chosen again: the same, with and without
+      // a logger.
+      [
+        {
+          fastifyOptions: { requestIdHeader: 'x-request-id' },
+          pluginOptions: { useFastifyRequestId: true, validateRequestId: throwing },
+        },
+        ['x-request-id', 'given-1'],
+      ],
+      [
+        {
+          logger: false,
+          fastifyOptions: { requestIdHeader: 'x-request-id' },
+          pluginOptions: { useFastifyRequestId: true, validateRequestId: throwing },
+        },
+        ['x-request-id', 'given-1'],
+      ],
     ];
     for (const [spec, headers] of setups) {
       const app = await startApp({ version, plugin: freshContext, ...spec });
