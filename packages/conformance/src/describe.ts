@@ -42,6 +42,8 @@ export function describeConformance(
       const name = `${testCase.id} (${testCase.profile}): ${testCase.title}`;
       const missing = missingNeed(harness, testCase);
       if (missing?.from === 'process' && registrar.it.skip !== undefined) {
+        // Skipped for a reason the test name states: this process cannot run the case (it lacks
+        // --expose-gc); warnAboutProcessNeeds has said so on stderr too. A harness's missing capability fails.
         registrar.it.skip(`${name} [NOT RUN: ${missing.message}]`, () => Promise.resolve());
         return;
       }
