@@ -16,7 +16,7 @@ const processes = 5;
 const options = { rounds: 9, iterations: 3_000_000 };
 
 async function measure(beside) {
-  const { createContext, Variable } = await import('@ambient/core');
+  const { createContext, Snapshot, Variable } = await import('@ambient/core');
   if (beside === 'beside-another') {
     // Production processes rarely hold one AsyncLocalStorage: OpenTelemetry's context manager, a logger or a
     // framework bring their own. Using a second instance makes Node's shared AsyncLocalStorage code
@@ -82,8 +82,26 @@ async function measure(beside) {
       options,
     ),
   );
+  // Wrapping a callback and calling it once, as a user wraps an error handler or a queue callback:
+  // Snapshot.wrap against Node's AsyncLocalStorage.bind (AsyncResource#bind, which also keeps `length`).
+  // Fewer iterations: each wrap allocates, and Snapshot.wrap also sets `name` as the spec says.
+  const { AsyncLocalStorage } = await import('node:async_hooks');
+  const target = (a, b) => a + b;
+  const wraps = variable.run('wrapping', () =>
+    alternate(
+      {
+        rawBind(n) {
+          for (let i = 0; i < n; i++) sink = AsyncLocalStorage.bind(target)(i, 1);
+        },
+        snapshotWrap(n) {
+          for (let i = 0; i < n; i++) sink = Snapshot.wrap(target)(i, 1);
+        },
+      },
+      { ...options, iterations: options.iterations / 30 },
+    ),
+  );
   if (sink === Symbol.for('never')) console.error(sink);
-  process.stdout.write(JSON.stringify({ reads, runs, nested }));
+  process.stdout.write(JSON.stringify({ reads, runs, nested, wraps }));
 }
 
 export function runCoreMicro() {
@@ -102,6 +120,7 @@ function measureIn(mode, description) {
     row('Variable#run vs AsyncLocalStorage#run({..})', ns('runs', 'rawRunObject'), ns('runs', 'variableRun')),
     row('Context#run({..}) vs AsyncLocalStorage#run({..})', ns('runs', 'rawRunObject'), ns('runs', 'contextRun')),
     row('nested Variable#run vs nested AsyncLocalStorage#run', ns('nested', 'rawRun'), ns('nested', 'variableRun')),
+    row('Snapshot.wrap(fn) + one call vs AsyncLocalStorage.bind', ns('wraps', 'rawBind'), ns('wraps', 'snapshotWrap')),
   ];
   printTable(
     `core micro-benchmarks, Node ${process.version}, ${description}: median of ${processes} processes, ` +

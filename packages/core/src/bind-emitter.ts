@@ -1,5 +1,7 @@
 import type { EventEmitter } from 'node:events';
+import { lengthOf } from './copy-name-and-length.js';
 import { errors } from './errors.js';
+import { forwardingFunction } from './forwarding-function.js';
 import { runInFrame } from './run-in-frame.js';
 import { storage } from './storage.js';
 
@@ -155,13 +157,18 @@ function boundMethods(originalsFor: (emitter: BoundEmitter) => ListenerMethods):
 /** The set every emitter bound one by one shares: originals from kOriginals or the emitter's prototype. */
 const sharedBoundMethods = boundMethods(originalsOf);
 
+/*
+ * A bound listener keeps the original's `length` (cheaply, see forwardingFunction) but not its name: setting a
+ * name costs some 700 ns, and Node binds several listeners to every request. Code that lists listeners sees
+ * the original through `.listener` anyway: `emitter.listeners(event)` returns it, as it does for `once`.
+ */
 function bindListener(listener: Listener): Listener {
   // Leave non-functions to EventEmitter, which rejects them with its own ERR_INVALID_ARG_TYPE.
   if (typeof listener !== 'function') return listener;
   const frame = storage.getStore();
-  const bound = function (this: unknown, ...args: unknown[]): unknown {
-    return runInFrame(frame, listener, this, args);
-  } as Listener & { listener?: Listener };
+  const bound = forwardingFunction(lengthOf(listener), (thisArg, args) =>
+    runInFrame(frame, listener, thisArg, args),
+  ) as Listener & { listener?: Listener };
   bound.listener = listener;
   return bound;
 }
@@ -170,13 +177,13 @@ function bindOnceListener(emitter: EventEmitter, event: string | symbol, listene
   if (typeof listener !== 'function') return listener;
   const frame = storage.getStore();
   let fired = false;
-  const bound = function (this: unknown, ...args: unknown[]): unknown {
+  const bound = forwardingFunction(lengthOf(listener), (thisArg, args) => {
     // emit() iterates a copy of the listener list, so a nested emit can reach us again before removal.
     if (fired) return undefined;
     fired = true;
     emitter.removeListener(event, bound);
-    return runInFrame(frame, listener, this, args);
-  } as Listener & { listener?: Listener };
+    return runInFrame(frame, listener, thisArg, args);
+  }) as Listener & { listener?: Listener };
   bound.listener = listener;
   return bound;
 }

@@ -1,3 +1,4 @@
+import { functionWithNameAndLength } from './copy-name-and-length.js';
 import { runWithFrame, storage, type Frame } from './storage.js';
 
 /**
@@ -10,18 +11,23 @@ export function runInFrame<R>(
   frame: Frame | undefined,
   fn: (...args: never) => R,
   thisArg: unknown,
-  args: readonly unknown[],
+  args: ArrayLike<unknown>,
 ): R {
   if (frame === storage.getStore()) return callInCurrentFrame(frame, fn, thisArg, args);
   return runWithFrame(frame ?? [], Reflect.apply, fn, thisArg, args) as R;
 }
 
-/** `fn`, each call of it run in `frame` (as runInFrame does) with the caller's `this` and arguments. */
+/**
+ * `fn`, each call of it run in `frame` (as runInFrame does) with the caller's `this` and arguments: what
+ * Snapshot.wrap and Variable#wrap return. It is not a constructor, and has the `name` ("wrapped fn") and
+ * `length` that the spec's CopyNameAndLength gives it, so code that inspects a callback's arity sees the
+ * original's: express calls a middleware for errors only when it declares four parameters (expressjs.com,
+ * "Error handling").
+ */
 export function wrapInFrame<F extends (...args: never[]) => unknown>(frame: Frame | undefined, fn: F): F {
-  function wrapped(this: unknown, ...args: unknown[]): unknown {
-    return runInFrame(frame, fn, this, args);
-  }
-  return wrapped as unknown as F;
+  return functionWithNameAndLength(fn, 'wrapped', (thisArg, args) =>
+    runInFrame(frame, fn, thisArg, args),
+  ) as unknown as F;
 }
 
 /**
@@ -35,7 +41,7 @@ function callInCurrentFrame<R>(
   frame: Frame | undefined,
   fn: (...args: never) => R,
   thisArg: unknown,
-  args: readonly unknown[],
+  args: ArrayLike<unknown>,
 ): R {
   try {
     return Reflect.apply(fn, thisArg, args) as R;

@@ -3,12 +3,23 @@ import { storage, type Frame } from './storage.js';
 import { errors } from './errors.js';
 import { notAFunction } from './validate.js';
 
+/** A Snapshot of `frame` rather than of the current values: for snapshotWith() (variable.ts). */
+export let snapshotOfFrame: (frame: Frame) => Snapshot;
+
 /** The values of every Variable and Context at the moment of construction: TC39 `AsyncContext.Snapshot`'s shape. */
 export class Snapshot {
-  readonly #frame: Frame | undefined;
+  #frame: Frame | undefined;
 
   constructor() {
     this.#frame = storage.getStore();
+  }
+
+  static {
+    snapshotOfFrame = (frame) => {
+      const snapshot = new Snapshot();
+      snapshot.#frame = frame;
+      return snapshot;
+    };
   }
 
   /** Calls `fn(...args)` with the captured values; the caller's values are back when it returns or throws. */

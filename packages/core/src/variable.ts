@@ -1,6 +1,8 @@
 import { errors } from './errors.js';
 import { wrapInFrame } from './run-in-frame.js';
+import { snapshotOfFrame, type Snapshot } from './snapshot.js';
 import * as shared from './storage.js';
+import type { Frame } from './storage.js';
 import { notAFunction } from './validate.js';
 
 export interface VariableOptions<T> {
@@ -110,6 +112,43 @@ export class Variable<T> {
     }
     storage.enterWith(frameWith(frame, slot, value === undefined ? kUndefined : value));
   }
+}
+
+/** What attachValue() returns: `dispose()` undoes the attach, once; later calls do nothing. */
+export interface AttachedValue {
+  dispose(): void;
+}
+
+/**
+ * Enters `value` for `variable` in place, as Variable#set does but also outside any scope, and returns a token
+ * whose `dispose()` gives the variable back the value it had: OpenTelemetry's ContextManager.attach()
+ * (@opentelemetry/api 1.10). Like AsyncLocalStorage#enterWith, the change reaches the rest of the current
+ * synchronous execution and every continuation created after it, never one created before it; inside an
+ * async function before its first `await` it also reaches the caller (nodejs/node#45848, nodejs/node#58104), which is why
+ * adapters that can wrap a callback use run() instead.
+ * When nothing else changed the current values in between, dispose() restores the very values from before, so
+ * an attach outside any scope leaves no scope behind; otherwise it resets only this variable's value.
+ */
+export function attachValue<T>(variable: Variable<T>, value: T): AttachedValue {
+  const slot = checkedReceiver(variable, 'attachValue(variable)')[kSlot];
+  const prior = storage.getStore();
+  const entered = frameWith(prior, slot, value === undefined ? kUndefined : value);
+  storage.enterWith(entered);
+  let disposed = false;
+  return {
+    dispose() {
+      if (disposed) return;
+      disposed = true;
+      const now = storage.getStore();
+      storage.enterWith((now === entered ? prior : frameWith(now, slot, prior?.[slot])) as Frame);
+    },
+  };
+}
+
+/** The values current now with `variable` holding `value`, for a context manager's bind(): nothing is entered. */
+export function snapshotWith<T>(variable: Variable<T>, value: T): Snapshot {
+  const slot = checkedReceiver(variable, 'snapshotWith(variable)')[kSlot];
+  return snapshotOfFrame(frameWith(storage.getStore(), slot, value === undefined ? kUndefined : value));
 }
 
 Object.defineProperty(Variable.prototype, Symbol.toStringTag, { value: 'AsyncContext.Variable', configurable: true });

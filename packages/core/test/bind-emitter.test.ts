@@ -124,6 +124,15 @@ describe('bindEmitter', () => {
     expect(emitter.rawListeners('event')).not.toContain(first);
   });
 
+  it("a bound listener keeps the original's length, and is not a constructor", () => {
+    const emitter = bindEmitter(new EventEmitter());
+    emitter.on('event', (_a: unknown, _b: unknown) => undefined);
+    emitter.once('event', function (_a: unknown, _b: unknown, _c: unknown, _d: unknown, _e: unknown) {});
+    const [on, once] = emitter.rawListeners('event') as Array<(...args: unknown[]) => unknown>;
+    expect([on!.length, once!.length]).toEqual([2, 5]);
+    expect(() => new (on as unknown as new () => unknown)()).toThrow(TypeError);
+  });
+
   it('removeAllListeners works for one event and for all', () => {
     const emitter = bindEmitter(new EventEmitter());
     emitter.on('a', () => undefined);

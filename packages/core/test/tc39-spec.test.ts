@@ -176,3 +176,150 @@ describe('AsyncContext.Snapshot', () => {
     expect(thrown).toBeInstanceOf(AmbientError);
   });
 });
+
+// AsyncContext.Snapshot.wrap step 6, CopyNameAndLength(wrapped, fn, "wrapped") (the ShadowRealm proposal's
+// abstract operation, which Function.prototype.bind follows too). Variable#wrap is Ambient's, and keeps the
+// same shape.
+describe.each([
+  ['Snapshot.wrap', <F extends (...args: never[]) => unknown>(fn: F): F => Snapshot.wrap(fn)],
+  ['Variable#wrap', <F extends (...args: never[]) => unknown>(fn: F): F => new Variable<number>().wrap(1, fn)],
+])('%s: CopyNameAndLength', (_name, wrap) => {
+  /** A function whose own `length` and `name` are replaced by `length` and `name` descriptors. */
+  function shaped(length: PropertyDescriptor | undefined, name: PropertyDescriptor | undefined): () => void {
+    const fn = function target() {};
+    if (length === undefined) delete (fn as { length?: number }).length;
+    else Object.defineProperty(fn, 'length', { configurable: true, ...length });
+    if (name === undefined) delete (fn as { name?: string }).name;
+    else Object.defineProperty(fn, 'name', { configurable: true, ...name });
+    return fn;
+  }
+
+  it('copies length and prefixes the name with "wrapped "', () => {
+    const wrapped = wrap(function handler(_a: number, _b: number, _c: number) {});
+    expect(wrapped.length).toBe(3);
+    expect(wrapped.name).toBe('wrapped handler');
+    expect(wrap(function (_err: unknown, _req: unknown, _res: unknown, _next: unknown) {}).length).toBe(4);
+    expect(wrap((..._rest: unknown[]) => undefined).length).toBe(0);
+    expect(wrap((_a: number, _b = 2) => undefined).length).toBe(1);
+    expect(wrap(function nine(_1: 1, _2: 2, _3: 3, _4: 4, _5: 5, _6: 6, _7: 7, _8: 8, _9: 9) {}).length).toBe(9);
+    expect(wrap(((_a: number, _b: number) => undefined).bind(null, 1)).name).toBe('wrapped bound ');
+    expect(wrap(((_a: number, _b: number) => undefined).bind(null, 1)).length).toBe(1);
+  });
+
+  it('gives an anonymous function the name "wrapped " (prefix, space, empty name)', () => {
+    expect(wrap(shaped({ value: 0 }, { value: '' })).name).toBe('wrapped ');
+  });
+
+  it('defines length and name as the spec does: non-writable, non-enumerable, configurable', () => {
+    const wrapped = wrap(function f(_a: number) {});
+    for (const key of ['length', 'name']) {
+      expect(Object.getOwnPropertyDescriptor(wrapped, key)).toMatchObject({
+        writable: false,
+        enumerable: false,
+        configurable: true,
+      });
+    }
+  });
+
+  it.each([
+    ['a non-integer', 2.7, 2],
+    ['a negative number', -5, 0],
+    ['-0', -0, 0],
+    ['NaN', NaN, 0],
+    ['+Infinity', Infinity, Infinity],
+    ['-Infinity', -Infinity, 0],
+    ['a numeric string', '3', 0],
+    ['a BigInt', 3n, 0],
+    ['an object', { valueOf: (): number => 3 }, 0],
+    ['undefined', undefined, 0],
+  ])('turns an own length that is %s into %p', (_what, value, expected) => {
+    expect(wrap(shaped({ value }, { value: 'f' })).length).toBe(expected);
+  });
+
+  it('takes 0 when length is not an own property, even if the prototype chain has one', () => {
+    const fn = shaped(undefined, { value: 'f' });
+    Object.setPrototypeOf(fn, Object.create(Function.prototype, { length: { value: 5 } }) as object);
+    expect((fn as { length: number }).length).toBe(5);
+    expect(wrap(fn).length).toBe(0);
+  });
+
+  it.each([
+    ['a number', 42],
+    ['a Symbol', Symbol('name')],
+    ['a String object', Object('named')],
+    ['undefined', undefined],
+  ])('uses the empty name when name is %s', (_what, value) => {
+    expect(wrap(shaped({ value: 0 }, { value })).name).toBe('wrapped ');
+  });
+
+  it('reads an inherited name (Get, not HasOwnProperty)', () => {
+    const fn = shaped({ value: 0 }, undefined);
+    Object.setPrototypeOf(fn, Object.create(Function.prototype, { name: { value: 'inherited' } }) as object);
+    expect(wrap(fn).name).toBe('wrapped inherited');
+  });
+
+  it('reads in the spec order: HasOwnProperty(length), Get(length), Get(name)', () => {
+    const steps: string[] = [];
+    const fn = new Proxy(function target(_a: number) {}, {
+      getOwnPropertyDescriptor: (target, key) => (
+        steps.push(`own ${String(key)}`),
+        Reflect.getOwnPropertyDescriptor(target, key)
+      ),
+      get: (target, key, receiver: unknown) => (steps.push(`get ${String(key)}`), Reflect.get(target, key, receiver)),
+    });
+    const wrapped = wrap(fn);
+    expect(steps).toEqual(['own length', 'get length', 'get name']);
+    expect([wrapped.length, wrapped.name]).toEqual([1, 'wrapped target']);
+  });
+
+  it.each([
+    ['the length getter', () => shaped({ get: thrower }, { value: 'f' })],
+    ['the name getter', () => shaped({ value: 1 }, { get: thrower })],
+    [
+      'a getOwnPropertyDescriptor trap',
+      () =>
+        new Proxy(() => undefined, {
+          getOwnPropertyDescriptor: thrower,
+        }),
+    ],
+  ])('passes on what %s throws, and returns nothing', (_what, make) => {
+    const fn = make();
+    expect(() => wrap(fn)).toThrow(boom);
+  });
+
+  it('does not read name when the length getter throws', () => {
+    let nameRead = false;
+    const fn = shaped(
+      { get: thrower },
+      {
+        get: () => {
+          nameRead = true;
+          return 'f';
+        },
+      },
+    );
+    expect(() => wrap(fn)).toThrow(boom);
+    expect(nameRead).toBe(false);
+  });
+
+  it('returns a function that is not a constructor and has no prototype property', () => {
+    const wrapped = wrap(function Constructor(this: { made?: boolean }) {
+      this.made = true;
+    });
+    expect(() => new (wrapped as unknown as new () => unknown)()).toThrow(TypeError);
+    expect(Object.prototype.hasOwnProperty.call(wrapped, 'prototype')).toBe(false);
+  });
+
+  it('passes this, every argument (more than declared too) and the return value through', () => {
+    const wrapped = wrap(function (this: unknown, a: number, ...rest: number[]) {
+      return [this, a, rest];
+    });
+    const receiver = { r: 1 };
+    expect(wrapped.call(receiver, 1, 2, 3)).toEqual([receiver, 1, [2, 3]]);
+  });
+});
+
+const boom = new Error('boom');
+function thrower(): never {
+  throw boom;
+}
