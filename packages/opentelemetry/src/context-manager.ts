@@ -8,10 +8,19 @@ import {
   type ContextManager,
   type SpanContext,
 } from '@opentelemetry/api';
-import { Snapshot, Variable, requestContext } from '@ambient/core';
-import { setTraceSource, type ActiveTrace } from '@ambient/core/adapter';
+import { Variable, requestContext, type Snapshot } from '@ambient/core';
+import {
+  attachValue,
+  forwardingFunction,
+  functionWithNameAndLength,
+  lengthOf,
+  setTraceSource,
+  snapshotWith,
+  type ActiveTrace,
+  type AttachedValue,
+} from '@ambient/core/adapter';
 import { bindEmitterToContext } from './bind-emitter.js';
-import { forwardingFunction } from './forwarding-function.js';
+import { ManagerSlot, otherManagerSlots } from './manager-slots.js';
 
 type AnyFunction = (...args: never[]) => unknown;
 
@@ -27,13 +36,17 @@ type AnyFunction = (...args: never[]) => unknown;
  *     provider.register({ contextManager: new AmbientContextManager() });
  */
 export class AmbientContextManager implements ContextManager {
-  /** Replaced by disable(): what was active before is then invisible, as when AsyncLocalStorage is disabled. */
-  #variable = new Variable<Context | undefined>({ name: 'opentelemetry.context' });
+  /**
+   * Where this manager keeps the active Context. disable() gives it a new Variable, so what was active before is
+   * invisible, as when AsyncLocalStorage is disabled; the slot object stays, registered for bind() of other
+   * managers (see manager-slots.ts).
+   */
+  readonly #slot = new ManagerSlot();
   readonly #listenersKey = Symbol('ambient.opentelemetry.listeners');
-  readonly #traceSource = (): ActiveTrace | undefined => activeSpanContext(this.#variable.get());
+  readonly #traceSource = (): ActiveTrace | undefined => activeSpanContext(this.#slot.variable.get());
 
   active(): Context {
-    return this.#variable.get() ?? ROOT_CONTEXT;
+    return this.#slot.variable.get() ?? ROOT_CONTEXT;
   }
 
   with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
@@ -43,16 +56,38 @@ export class AmbientContextManager implements ContextManager {
     ...args: A
   ): ReturnType<F> {
     const callback = thisArg == null ? fn : (fn.bind(thisArg) as F);
-    return this.#variable.run(context, callback, ...args);
+    return this.#slot.variable.run(context, callback, ...args);
   }
 
+  /**
+   * A function comes back wrapped with the `name` and `length` Snapshot.wrap gives ("wrapped fn"): express, for
+   * one, tells error middleware by its four parameters. Listeners of a bound emitter keep their `length` only
+   * (the cheap part: they are bound on every request, see forwardingFunction).
+   */
   bind<T>(context: Context, target: T): T {
     if (target instanceof EventEmitter) {
-      bindEmitterToContext(target, this.#listenersKey, (listener) => this.#bindFunction(context, listener));
+      bindEmitterToContext(target, this.#listenersKey, (listener) =>
+        this.#bindFunction(context, listener, (forward) => forwardingFunction(lengthOf(listener), forward)),
+      );
       return target;
     }
-    if (typeof target === 'function') return this.#bindFunction(context, target as T & AnyFunction);
+    if (typeof target === 'function') {
+      const fn = target as T & AnyFunction;
+      return this.#bindFunction(context, fn, (forward) => functionWithNameAndLength(fn, 'wrapped', forward));
+    }
     return target;
+  }
+
+  /**
+   * OpenTelemetry's experimental attach() (@opentelemetry/api 1.10): makes `context` active for the rest of
+   * the current synchronous execution and what it starts, until the token is disposed; disposing restores the
+   * context that was active before, once. As with OpenTelemetry's own manager, inside an async function before
+   * its first `await` the change also reaches the caller: prefer with().
+   * AsyncLocalStorage#withScope (Node 24.20+) does the same with one more object per call and restores the
+   * whole store, where this restores the one slot, so it is not used (figures in the package README).
+   */
+  attach(context: Context): AttachedValue {
+    return attachValue(this.#slot.variable, context);
   }
 
   enable(): this {
@@ -61,7 +96,7 @@ export class AmbientContextManager implements ContextManager {
   }
 
   disable(): this {
-    this.#variable = new Variable<Context | undefined>({ name: 'opentelemetry.context' });
+    this.#slot.variable = new Variable<Context | undefined>({ name: 'opentelemetry.context' });
     setTraceSource(undefined);
     return this;
   }
@@ -72,35 +107,48 @@ export class AmbientContextManager implements ContextManager {
    * binds a request and response before any framework middleware opened the request's scope, so a body
    * parser's `data`/`end` listeners, added later, must take requestContext from where they were added, not
    * from bind time (expressjs/body-parser#422, nodejs/node#41285). Outside a request nothing is captured but
-   * the OpenTelemetry context, exactly as with AsyncLocalStorageContextManager (a snapshot restored there would
-   * also reset the slots of another context manager bound to the same emitter).
+   * the OpenTelemetry context, exactly as with AsyncLocalStorageContextManager.
+   * The context of every other AmbientContextManager is never captured: it is the caller's, as it would be with
+   * two of OpenTelemetry's managers, each on its own AsyncLocalStorage.
    */
-  #bindFunction<F extends AnyFunction>(context: Context, target: F): F {
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the bound function has a `this` of its own
-    const manager = this;
-    let bound: (...args: unknown[]) => unknown;
-    if (requestContext.active) {
-      // One scope entered per call: the values here with `context` in this manager's Variable, bound without
-      // entering anything now (Variable#wrap), where a Snapshot#run with a Variable#run inside it entered two.
-      // disable() gives the manager a new Variable, whose slot that frame does not hold: then bind again, from
-      // the values kept here.
-      const here = new Snapshot();
-      let variable = this.#variable;
-      let enter = variable.wrap(context, target);
-      bound = forwardingFunction(target.length, (thisArg, args) => {
-        if (variable !== manager.#variable) {
-          const current = (variable = manager.#variable);
-          enter = here.run(() => current.wrap(context, target));
-        }
-        return Reflect.apply(enter, thisArg, args);
-      });
-    } else {
-      bound = forwardingFunction(target.length, (thisArg, args) =>
-        manager.#variable.run(context, Reflect.apply, target, thisArg, args),
-      );
+  #bindFunction<F extends AnyFunction>(
+    context: Context,
+    target: F,
+    shape: (forward: (thisArg: unknown, args: ArrayLike<unknown>) => unknown) => (...args: unknown[]) => unknown,
+  ): F {
+    const slot = this.#slot;
+    if (!requestContext.active) {
+      return shape((thisArg, args) => slot.variable.run(context, Reflect.apply, target, thisArg, args)) as unknown as F;
     }
-    return bound as unknown as F;
+    // One scope entered per call: the values here with `context` in this manager's Variable, captured without
+    // entering anything now. After disable() the manager has a new Variable, whose slot that snapshot does not
+    // hold: then capture again, from the values kept.
+    let variable = slot.variable;
+    let snapshot = snapshotWith(variable, context);
+    return shape((thisArg, args) => {
+      if (variable !== slot.variable) {
+        const current = (variable = slot.variable);
+        snapshot = snapshot.run(() => snapshotWith(current, context));
+      }
+      const others = otherManagerSlots(slot);
+      return others === undefined
+        ? snapshot.run(Reflect.apply, target, thisArg, args)
+        : runWithCallersContexts(snapshot, others, () => Reflect.apply(target, thisArg, args));
+    }) as unknown as F;
   }
+}
+
+/** `call` in `snapshot`, but with every other manager's context as the caller has it now. */
+function runWithCallersContexts(snapshot: Snapshot, others: readonly ManagerSlot[], call: () => unknown): unknown {
+  const values = others.map((other) => [other.variable, other.variable.get()] as const);
+  return snapshot.run(() =>
+    values.reduce<() => unknown>(
+      (inner, [variable, value]) =>
+        () =>
+          variable.run(value, inner),
+      call,
+    )(),
+  );
 }
 
 /**

@@ -82,3 +82,79 @@ describe('AmbientContextManager#bind and requestContext', () => {
     ]);
   });
 });
+
+// Two AmbientContextManagers share Ambient's one frame; OpenTelemetry's own managers each have an
+// AsyncLocalStorage. A function one of ours binds inside a request must still leave the other's context as the
+// caller has it, as two of OpenTelemetry's managers would.
+describe('two AmbientContextManagers inside a request', () => {
+  const mine = ROOT_CONTEXT.setValue(key, 'mine');
+  const theirs = ROOT_CONTEXT.setValue(key, 'theirs');
+  let manager: AmbientContextManager;
+  let other: AmbientContextManager;
+  beforeEach(() => {
+    manager = new AmbientContextManager().enable();
+    other = new AmbientContextManager().enable();
+  });
+  afterEach(() => {
+    manager.disable();
+    other.disable();
+  });
+
+  const both = () => [manager.active(), other.active(), requestContext.get('requestId')];
+
+  it('other.bind(ctx2, manager.bind(ctx1, fn)) runs fn with both contexts and the binding request', () => {
+    const inner = requestContext.run({ requestId: 'r1' }, () => manager.bind(mine, both));
+    expect(other.bind(theirs, inner)()).toEqual([mine, theirs, 'r1']);
+    expect(requestContext.run({ requestId: 'r2' }, () => other.with(theirs, inner))).toEqual([mine, theirs, 'r1']);
+    expect(inner()).toEqual([mine, ROOT_CONTEXT, 'r1']);
+  });
+
+  it('a function bound while the other manager had a context does not bring that context back', () => {
+    const inner = requestContext.run({ requestId: 'r1' }, () => other.with(theirs, () => manager.bind(mine, both)));
+    expect(inner()).toEqual([mine, ROOT_CONTEXT, 'r1']);
+  });
+
+  it('the same for listeners of an emitter each manager bound', () => {
+    const emitter = other.bind(theirs, manager.bind(mine, new EventEmitter()));
+    const heard: unknown[] = [];
+    requestContext.run({ requestId: 'r1' }, () => emitter.on('data', () => heard.push(both())));
+    emitter.emit('data');
+    expect(heard).toEqual([[mine, theirs, 'r1']]);
+  });
+
+  it("a third manager's context is the caller's too, whatever it was where the function was bound", () => {
+    const third = new AmbientContextManager();
+    const all = () => [...both(), third.active()];
+    const inner = requestContext.run({ requestId: 'r1' }, () => third.with(theirs, () => manager.bind(mine, all)));
+    expect(other.bind(theirs, inner)()).toEqual([mine, theirs, 'r1', ROOT_CONTEXT]);
+    expect(third.with(mine, inner)).toEqual([mine, ROOT_CONTEXT, 'r1', mine]);
+  });
+});
+
+describe('AmbientContextManager: the shape of what bind() returns, and attach()', () => {
+  const manager = new AmbientContextManager();
+
+  it('a bound function keeps length and takes the name "wrapped <name>", inside and outside a request', () => {
+    const handler = function onError(_error: unknown, _req: unknown, _res: unknown, _next: unknown) {};
+    for (const bound of [
+      manager.bind(ctx, handler),
+      requestContext.run({ requestId: 'r' }, () => manager.bind(ctx, handler)),
+    ]) {
+      expect([bound.length, bound.name]).toEqual([4, 'wrapped onError']);
+      expect(() => new (bound as unknown as new () => unknown)()).toThrow(TypeError);
+    }
+  });
+
+  it('a listener of a bound emitter keeps its length', () => {
+    const emitter = manager.bind(ctx, new EventEmitter());
+    emitter.on('data', (_chunk: unknown, _more: unknown) => undefined);
+    expect(emitter.rawListeners('data')[0]!.length).toBe(2);
+  });
+
+  it('attach() makes a context active until the token is disposed (the full cases: test/smoke/attach-cases.mjs)', () => {
+    const token = manager.attach(ctx);
+    expect(manager.active()).toBe(ctx);
+    token.dispose();
+    expect(manager.active()).toBe(ROOT_CONTEXT);
+  });
+});

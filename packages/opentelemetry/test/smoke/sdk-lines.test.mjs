@@ -1,0 +1,104 @@
+// AmbientContextManager on the OpenTelemetry lines users run: the 2.x SDK of this workspace (with
+// @opentelemetry/api 1.9) and the 3.x SDK (@opentelemetry/sdk-trace 3, api 1.10, Node >= 22.15), installed
+// apart in tools/opentelemetry-sdk3 because the 2.x packages need api < 1.10. attach() (api 1.10) is checked
+// with the same cases on OpenTelemetry's own 3.x manager (the 3.x SimpleSpanProcessor takes an options object), the control for the cases themselves.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { attachCases } from './attach-cases.mjs';
+
+const require = createRequire(import.meta.url);
+const { AmbientContextManager } = require('@ambient/opentelemetry-context');
+const { requestContext } = require('@ambient/core');
+
+async function runCases(t, api, create) {
+  for (const [name, body] of Object.entries(attachCases(api))) {
+    await t.test(name, async () => {
+      const manager = create().enable();
+      try {
+        await body(manager);
+      } finally {
+        manager.disable();
+      }
+    });
+  }
+}
+
+test('attach() on AmbientContextManager with the workspace api', async (t) => {
+  await runCases(t, require('@opentelemetry/api'), () => new AmbientContextManager());
+});
+
+const sdk3Dir = fileURLToPath(new URL('../../../../tools/opentelemetry-sdk3/', import.meta.url));
+const [major, minor] = process.versions.node.split('.').map(Number);
+const sdk3Runs = major > 22 || (major === 22 && minor >= 15);
+const sdk3Skip = sdk3Runs
+  ? false
+  : `OpenTelemetry's 3.x SDK needs Node >= 22.15 and this is ${process.version}: its cases run on the Node matrix`;
+if (sdk3Skip) console.warn(`\n  SKIPPED: ${sdk3Skip}\n`);
+
+function requireSdk3() {
+  if (!existsSync(`${sdk3Dir}node_modules/@opentelemetry/sdk-trace`)) {
+    const install = spawnSync('npm', ['ci', '--prefix', sdk3Dir, '--no-audit', '--no-fund'], { stdio: 'inherit' });
+    assert.equal(install.status, 0, 'npm ci in tools/opentelemetry-sdk3 failed');
+  }
+  const sdk3Require = createRequire(sdk3Dir);
+  return {
+    api: sdk3Require('@opentelemetry/api'),
+    sdk: sdk3Require('@opentelemetry/sdk-trace'),
+    hooks: sdk3Require('@opentelemetry/context-async-hooks'),
+  };
+}
+
+test('SDK 3.x: attach() cases on the control and on AmbientContextManager', { skip: sdk3Skip }, async (t) => {
+  const { api, hooks } = requireSdk3();
+  assert.equal(typeof api.context.attach, 'function', '@opentelemetry/api 1.10 has context.attach');
+  await t.test('control: AsyncLocalStorageContextManager 3.x', (t) =>
+    runCases(t, api, () => new hooks.AsyncLocalStorageContextManager()),
+  );
+  await t.test('AmbientContextManager', (t) => runCases(t, api, () => new AmbientContextManager()));
+});
+
+test('SDK 3.x: spans, request context and context.attach() through the global API', { skip: sdk3Skip }, async () => {
+  const { api, sdk } = requireSdk3();
+  const exporter = new sdk.InMemorySpanExporter();
+  const provider = new sdk.TracerProvider({ spanProcessors: [new sdk.SimpleSpanProcessor({ exporter })] });
+  const manager = new AmbientContextManager().enable();
+  assert.equal(api.context.setGlobalContextManager(manager), true);
+  assert.equal(api.trace.setGlobalTracerProvider(provider), true);
+  try {
+    const tracer = api.trace.getTracer('ambient-sdk3');
+    const seen = await requestContext.run({ requestId: 'req-sdk3' }, () =>
+      tracer.startActiveSpan('parent', async (parent) => {
+        await new Promise((resolve) => setImmediate(resolve));
+        const child = tracer.startSpan('child');
+        const token = api.context.attach(api.trace.setSpan(api.context.active(), child));
+        const inAttach = [requestContext.get('spanId'), requestContext.get('requestId')];
+        token.dispose();
+        child.end();
+        parent.end();
+        return {
+          parent: parent.spanContext(),
+          child: child.spanContext(),
+          inAttach,
+          after: requestContext.get('spanId'),
+        };
+      }),
+    );
+    assert.deepEqual(seen.inAttach, [seen.child.spanId, 'req-sdk3']);
+    assert.equal(seen.after, seen.parent.spanId);
+    const spans = exporter.getFinishedSpans();
+    assert.deepEqual(
+      spans.map((span) => span.name),
+      ['child', 'parent'],
+    );
+    assert.equal(spans[0].parentSpanContext?.spanId, seen.parent.spanId);
+    assert.equal(spans[0].spanContext().traceId, seen.parent.traceId);
+  } finally {
+    api.trace.disable();
+    api.context.disable();
+    await provider.shutdown();
+  }
+});
