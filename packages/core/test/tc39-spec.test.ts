@@ -323,3 +323,27 @@ const boom = new Error('boom');
 function thrower(): never {
   throw boom;
 }
+
+// The documented limits of an AsyncLocalStorage-based implementation (README, "Against the TC39 proposal"),
+// pinned so that a Node change that lifts one is noticed.
+describe('where AsyncLocalStorage differs from the proposal', () => {
+  it('a generator body runs in the context of the next() caller, not of its creation (GeneratorStart)', () => {
+    const variable = new Variable<string>({ name: 'generator' });
+    const generator = variable.run('created', () =>
+      (function* () {
+        yield variable.get();
+        yield variable.get();
+      })(),
+    );
+    expect(variable.run('first next', () => generator.next().value)).toBe('first next');
+    expect(variable.run('second next', () => generator.next().value)).toBe('second next');
+    // The README's way round it: wrap next where the generator is made.
+    const wrapped = variable.run('created', () => {
+      const made = (function* () {
+        yield variable.get();
+      })();
+      return Snapshot.wrap(() => made.next().value);
+    });
+    expect(variable.run('caller', wrapped)).toBe('created');
+  });
+});
