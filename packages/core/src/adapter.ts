@@ -32,3 +32,5 @@ export type { Implementation as AsyncContextImplementation } from './storage.js'
 export { attachValue, snapshotWith, type AttachedValue } from './variable.js';
 export { forwardingFunction, type Forward } from './forwarding-function.js';
 export { functionWithNameAndLength, lengthOf } from './copy-name-and-length.js';
+export { carrierKeys, readCarrier, type CarrierFields } from './carrier.js';
+export { isValidTraceState, maxTraceStateLength } from './trace-context.js';

@@ -8,9 +8,34 @@ import { currentTraceSource, type ActiveTrace } from './trace-source.js';
  *     declare module '@ambient/core' { interface RequestStore { userId?: string } }
  */
 export interface RequestStore {
+  /** This request's, or this job run's, own id. */
   requestId: string;
   traceId?: string;
   spanId?: string;
+  /** The W3C trace-flags that came with the trace, passed on with it. */
+  traceFlags?: string;
+  /** The W3C `tracestate` that came with the trace, passed on unchanged and never logged. */
+  traceState?: string;
+  /** The `requestId` of the request or job that caused this one (a job's producer). */
+  causationId?: string;
+  /** One id along a whole chain of request -> job -> job: the first link's correlation id, or its request id. */
+  correlationId?: string;
+  /** Inside a job run (runJob, scheduled): what is running. */
+  job?: JobInfo;
+}
+
+/** What a job run is: logged on every line inside it by @ambient/pino-context. */
+export interface JobInfo {
+  /** The job's name (BullMQ's job name, a queue's routing key, a schedule's name). */
+  readonly name: string;
+  /** The job's own id, where the queue gives one (and it passes the request-id rule). */
+  readonly id?: string;
+  /** Which system runs it: `bullmq`, `amqp`, `schedule`, or yours. */
+  readonly system?: string;
+  /** The queue it came from. */
+  readonly queue?: string;
+  /** 1 for the first run, 2 for the first retry, ... */
+  readonly attempt?: number;
 }
 
 /**

@@ -1,6 +1,13 @@
 export { httpContext } from './http-context.js';
 export type { HttpContextOptions, PropagationOptions, RequestContextOptions } from './options.js';
-export { isValidRequestId, maxRequestIdLength, uuidv7 } from './request-id.js';
-export { formatTraceParent, parseTraceParent, type TraceParent } from './trace-context.js';
+// The id and trace-context rules live in @ambient/core, where every transport (HTTP, queues) shares them.
+export {
+  formatTraceParent,
+  isValidRequestId,
+  maxRequestIdLength,
+  parseTraceParent,
+  uuidv7,
+  type TraceParent,
+} from '@ambient/core';
 export type { HttpContextError, HttpContextErrorCode, HttpContextWarningCode } from './errors.js';
 export { requestContext, type RequestStore } from '@ambient/core';

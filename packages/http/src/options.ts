@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readOptions, rule, rules, type OptionRule, type OptionShape } from '@ambient/core/adapter';
 import { errors, warnings } from './errors.js';
 import { loadLazyGlobalsOutsideAnyScope } from './lazy-globals.js';
-import { isValidRequestId, uuidv7 } from './request-id.js';
+import { isValidRequestId, uuidv7 } from '@ambient/core';
 
 /** Where outgoing requests made inside a request may carry its request id and traceparent. */
 export interface PropagationOptions {
@@ -25,8 +25,13 @@ export interface RequestContextOptions {
   generateRequestId?: () => string;
   /** Echo the request id in a response header: `true` (default) uses the incoming header's name. */
   echoRequestId?: boolean | string;
-  /** Read W3C `traceparent` into `traceId`/`spanId` (default `true`). */
+  /** Read W3C `traceparent` into `traceId`/`spanId`, and `tracestate` beside it (default `true`). */
   traceContext?: boolean;
+  /**
+   * Keep an incoming `x-correlation-id` that passes `validateRequestId` as `correlationId` (default `true`): the
+   * id a whole chain of requests and jobs shares. Outgoing propagation and job carriers send it on.
+   */
+  correlationId?: boolean;
   /** Opt-in outgoing propagation to an allow-list of origins. */
   propagation?: PropagationOptions;
 }
@@ -48,6 +53,7 @@ export interface RequestPolicy {
   readonly generate: () => string;
   readonly echoHeader: string | undefined;
   readonly traceContext: boolean;
+  readonly correlation: boolean;
   readonly propagation: OutgoingPolicy | undefined;
 }
 
@@ -75,6 +81,7 @@ const sharedOptions: OptionShape<RequestContextOptions> = {
     (value): value is boolean | string => typeof value === 'boolean' || isHeaderName(value),
   ),
   traceContext: rules.boolean,
+  correlationId: rules.boolean,
   propagation: rule(
     'an object { allowedOrigins }',
     (value): value is PropagationOptions => typeof value === 'object' && value !== null,
@@ -111,6 +118,7 @@ export function createRequestPolicy(
     generate: safeGenerator(given.generateRequestId ?? uuidv7),
     echoHeader: echo === false ? undefined : echo === true ? (incomingHeader ?? defaultHeader) : echo.toLowerCase(),
     traceContext: given.traceContext ?? true,
+    correlation: given.correlationId ?? true,
     propagation:
       given.propagation === undefined
         ? undefined

@@ -4,9 +4,9 @@ import http from 'node:http';
 import https from 'node:https';
 import { syncBuiltinESMExports } from 'node:module';
 import { Duplex } from 'node:stream';
-import { requestContext, Variable } from '@ambient/core';
+import { contextCarrier, requestContext, Variable } from '@ambient/core';
+import { carrierKeys } from '@ambient/core/adapter';
 import type { OutgoingPolicy } from './options.js';
-import { formatTraceParent } from './trace-context.js';
 
 /** The propagation policy of the server whose request is being handled, if it opted in. */
 const outgoingPolicy = new Variable<OutgoingPolicy>({ name: '@ambient/http-context outgoing policy' });
@@ -16,15 +16,16 @@ export function runWithOutgoingPolicy<R>(policy: OutgoingPolicy, fn: () => R): R
   return outgoingPolicy.run(policy, fn);
 }
 
-/** The headers an outgoing request to `origin` should carry from the current request, if any. */
+/**
+ * The headers an outgoing request to `origin` should carry from the current request, if any: the same carrier
+ * a job gets (contextCarrier), with the request id under the policy's header name.
+ */
 function headersFor(origin: string): Array<[string, string]> | undefined {
   const policy = outgoingPolicy.get();
   if (policy === undefined || !requestContext.active || !policy.isAllowed(origin)) return undefined;
-  const headers: Array<[string, string]> = [[policy.requestIdHeader, requestContext.require('requestId')]];
-  const traceId = requestContext.get('traceId');
-  const spanId = requestContext.get('spanId');
-  if (traceId !== undefined && spanId !== undefined) {
-    headers.push(['traceparent', formatTraceParent(traceId, spanId, requestContext.get('traceFlags'))]);
+  const headers: Array<[string, string]> = [];
+  for (const [name, value] of Object.entries(contextCarrier())) {
+    headers.push([name === carrierKeys.requestId ? policy.requestIdHeader : name, value]);
   }
   return headers;
 }

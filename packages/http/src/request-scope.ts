@@ -1,15 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { bindEmitter, requestContext, type RequestStore } from '@ambient/core';
+import { bindEmitter, parseTraceParent, requestContext, type RequestStore } from '@ambient/core';
+import { carrierKeys, isValidTraceState } from '@ambient/core/adapter';
 import type { RequestPolicy } from './options.js';
 import { runWithOutgoingPolicy } from './propagation.js';
-import { parseTraceParent } from './trace-context.js';
-
-declare module '@ambient/core' {
-  interface RequestStore {
-    /** The incoming traceparent's trace-flags, passed on to outgoing requests. */
-    traceFlags?: string;
-  }
-}
 
 /**
  * The request id Ambient's rules give a request before its scope opens: the incoming header when it was sent
@@ -17,28 +10,38 @@ declare module '@ambient/core' {
  * than the scope (fastify calls `genReqId` before any hook).
  */
 export function requestIdFor(rawHeaders: readonly string[], policy: RequestPolicy): string {
-  return validOrNew(readIncoming(rawHeaders, policy.incomingHeader, false).requestId, policy);
+  return validOrNew(readIncoming(rawHeaders, policy.incomingHeader, false, false).requestId, policy);
 }
 
 function validOrNew(incoming: string | undefined, policy: RequestPolicy): string {
   return incoming !== undefined && policy.validate(incoming) ? incoming : policy.generate();
 }
 
-/** The values a request's scope starts with: its request id (incoming and valid, or new) and its trace. */
+/**
+ * The values a request's scope starts with: its request id (incoming and valid, or new), the correlation id of
+ * the chain it belongs to (`x-correlation-id`, by the same rule as request ids), and its trace.
+ */
 function requestValues(req: IncomingMessage, policy: RequestPolicy, requestId?: string): RequestStore {
-  // With an id already chosen (fastify's), only the traceparent is looked for.
+  // With an id already chosen (fastify's), only the correlation id and the trace are looked for.
   const incoming = readIncoming(
     req.rawHeaders,
     requestId === undefined ? policy.incomingHeader : undefined,
+    policy.correlation,
     policy.traceContext,
   );
   const values: RequestStore = { requestId: requestId ?? validOrNew(incoming.requestId, policy) };
+  if (incoming.correlationId !== undefined && policy.validate(incoming.correlationId)) {
+    values.correlationId = incoming.correlationId;
+  }
   if (incoming.traceparent !== undefined) {
     const parsed = parseTraceParent(incoming.traceparent);
     if (parsed !== undefined) {
       values.traceId = parsed.traceId;
       values.spanId = parsed.parentId;
       values.traceFlags = parsed.traceFlags;
+      if (incoming.tracestate !== undefined && isValidTraceState(incoming.tracestate)) {
+        values.traceState = incoming.tracestate;
+      }
     }
   }
   return values;
@@ -46,33 +49,64 @@ function requestValues(req: IncomingMessage, policy: RequestPolicy, requestId?: 
 
 interface IncomingIds {
   readonly requestId: string | undefined;
+  readonly correlationId: string | undefined;
   readonly traceparent: string | undefined;
+  readonly tracestate: string | undefined;
 }
 
-const noIncomingIds: IncomingIds = { requestId: undefined, traceparent: undefined };
+const noIncomingIds: IncomingIds = {
+  requestId: undefined,
+  correlationId: undefined,
+  traceparent: undefined,
+  tracestate: undefined,
+};
+
+const correlationHeader = carrierKeys.correlationId;
 
 /**
- * One pass over `rawHeaders` for the two headers Ambient reads. Reading `req.headers` instead would make
- * Node build the whole headers object, which it does lazily, on every request, whether the app needs it or
- * not. A header sent more than once counts as absent: the id or trace it names is ambiguous.
+ * One pass over `rawHeaders` for the headers Ambient reads. Reading `req.headers` instead would make Node build
+ * the whole headers object, which it does lazily, on every request, whether the app needs it or not. A header
+ * sent more than once counts as absent: the id or trace it names is ambiguous. Names are compared by length
+ * first, so most headers cost one comparison.
  */
-function readIncoming(rawHeaders: readonly string[], idHeader: string | undefined, wantTrace: boolean): IncomingIds {
-  if (idHeader === undefined && !wantTrace) return noIncomingIds;
+function readIncoming(
+  rawHeaders: readonly string[],
+  idHeader: string | undefined,
+  wantCorrelation: boolean,
+  wantTrace: boolean,
+): IncomingIds {
+  if (idHeader === undefined && !wantCorrelation && !wantTrace) return noIncomingIds;
   let requestId: string | undefined;
   let idCount = 0;
+  let correlationId: string | undefined;
+  let correlationCount = 0;
   let traceparent: string | undefined;
   let traceCount = 0;
+  let tracestate: string | undefined;
+  let stateCount = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!;
-    if (idHeader !== undefined && name.length === idHeader.length && name.toLowerCase() === idHeader) {
+    const length = name.length;
+    if (idHeader !== undefined && length === idHeader.length && name.toLowerCase() === idHeader) {
       requestId = rawHeaders[i + 1];
       idCount++;
-    } else if (wantTrace && name.length === 11 && name.toLowerCase() === 'traceparent') {
+    } else if (wantCorrelation && length === 16 && name.toLowerCase() === correlationHeader) {
+      correlationId = rawHeaders[i + 1];
+      correlationCount++;
+    } else if (wantTrace && length === 11 && name.toLowerCase() === 'traceparent') {
       traceparent = rawHeaders[i + 1];
       traceCount++;
+    } else if (wantTrace && length === 10 && name.toLowerCase() === 'tracestate') {
+      tracestate = rawHeaders[i + 1];
+      stateCount++;
     }
   }
-  return { requestId: idCount === 1 ? requestId : undefined, traceparent: traceCount === 1 ? traceparent : undefined };
+  return {
+    requestId: idCount === 1 ? requestId : undefined,
+    correlationId: correlationCount === 1 ? correlationId : undefined,
+    traceparent: traceCount === 1 ? traceparent : undefined,
+    tracestate: stateCount === 1 ? tracestate : undefined,
+  };
 }
 
 /** How an adapter's framework wants the scope opened; every field is optional. */

@@ -21,7 +21,11 @@ beforeAll(async () => {
     httpContext((req, res) => {
       lastSeenByB = {
         context: requestContext.snapshot(),
-        headers: { id: req.headers['x-request-id'], traceparent: req.headers.traceparent },
+        headers: {
+          id: req.headers['x-request-id'],
+          correlation: req.headers['x-correlation-id'],
+          traceparent: req.headers.traceparent,
+        },
       };
       res.end('ok');
     }),
@@ -53,6 +57,7 @@ async function callThroughA(
   caller: Caller,
   target: string,
   headers?: Record<string, string>,
+  incoming: Record<string, string> = {},
 ): Promise<void> {
   const serviceA = http.createServer(
     httpContext(async (_req, res) => {
@@ -66,7 +71,7 @@ async function callThroughA(
     lastSeenByB = undefined;
     const response = await send(portA, {
       path: '/',
-      headers: { 'x-request-id': 'request-of-A', traceparent: `00-${traceId}-${spanId}-01` },
+      headers: { 'x-request-id': 'request-of-A', traceparent: `00-${traceId}-${spanId}-01`, ...incoming },
     });
     expect(response.status).toBe(200);
   } finally {
@@ -81,9 +86,29 @@ describe.each(Object.keys(callers))('outgoing propagation with %s', (name) => {
   it("carries A's request id and traceparent to an allowed origin: B's context shows A's request id", async () => {
     await callThroughA(allowB(), caller, `http://127.0.0.1:${portB}/`);
     expect(lastSeenByB).toEqual({
-      context: { requestId: 'request-of-A', traceId, spanId, traceFlags: '01' },
-      headers: { id: 'request-of-A', traceparent: `00-${traceId}-${spanId}-01` },
+      // A had no correlation id: the chain starts at A, so A's request id is sent as the correlation id.
+      context: { requestId: 'request-of-A', correlationId: 'request-of-A', traceId, spanId, traceFlags: '01' },
+      headers: { id: 'request-of-A', correlation: 'request-of-A', traceparent: `00-${traceId}-${spanId}-01` },
     });
+  });
+
+  it('passes on the correlation id A received, and a valid tracestate; drops a bad correlation id', async () => {
+    await callThroughA(allowB(), caller, `http://127.0.0.1:${portB}/`, undefined, {
+      'x-correlation-id': 'chain-7',
+      tracestate: 'vendor=abc',
+    });
+    expect(seenByB()?.context).toMatchObject({ correlationId: 'chain-7', traceState: 'vendor=abc' });
+    await callThroughA(allowB(), caller, `http://127.0.0.1:${portB}/`, undefined, {
+      'x-correlation-id': '<script>',
+      tracestate: 'Bad Key=1',
+    });
+    expect(seenByB()?.context).toMatchObject({ correlationId: 'request-of-A' });
+    expect(seenByB()?.context).not.toHaveProperty('traceState');
+    // correlationId: false ignores an incoming one: the chain starts again at A.
+    await callThroughA({ ...allowB(), correlationId: false }, caller, `http://127.0.0.1:${portB}/`, undefined, {
+      'x-correlation-id': 'chain-8',
+    });
+    expect(seenByB()?.context).toMatchObject({ correlationId: 'request-of-A' });
   });
 
   it('sends nothing to an origin off the allow-list, nor without the option', async () => {
@@ -92,9 +117,9 @@ describe.each(Object.keys(callers))('outgoing propagation with %s', (name) => {
       caller,
       `http://127.0.0.1:${portB}/`,
     );
-    expect(lastSeenByB?.headers).toEqual({ id: undefined, traceparent: undefined });
+    expect(lastSeenByB?.headers).toEqual({ id: undefined, correlation: undefined, traceparent: undefined });
     await callThroughA({}, caller, `http://127.0.0.1:${portB}/`);
-    expect(lastSeenByB?.headers).toEqual({ id: undefined, traceparent: undefined });
+    expect(lastSeenByB?.headers).toEqual({ id: undefined, correlation: undefined, traceparent: undefined });
   });
 
   it('leaves a header the caller set itself alone', async () => {
@@ -106,6 +131,6 @@ describe.each(Object.keys(callers))('outgoing propagation with %s', (name) => {
     await callThroughA(allowB(), async () => undefined, `http://127.0.0.1:${portB}/`);
     lastSeenByB = undefined;
     await caller(`http://127.0.0.1:${portB}/`);
-    expect(seenByB()?.headers).toEqual({ id: undefined, traceparent: undefined });
+    expect(seenByB()?.headers).toEqual({ id: undefined, correlation: undefined, traceparent: undefined });
   });
 });

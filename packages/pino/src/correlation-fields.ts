@@ -10,21 +10,37 @@ export interface CorrelationFieldNames {
   traceId?: string | false;
   /** Default `spanId`. */
   spanId?: string | false;
+  /** The request id of the request or job that caused this one; default `causationId`. */
+  causationId?: string | false;
+  /** The id of the whole chain of requests and jobs; default `correlationId`. */
+  correlationId?: string | false;
+  /** Inside a job run: `{ name, id, system, queue, attempt }`; default `job`. */
+  job?: string | false;
 }
 
-export interface ResolvedFieldNames {
-  readonly requestId: string | false;
-  readonly traceId: string | false;
-  readonly spanId: string | false;
-}
+export type ResolvedFieldNames = { readonly [K in keyof CorrelationFieldNames]-?: string | false };
 
-const defaults: ResolvedFieldNames = { requestId: 'requestId', traceId: 'traceId', spanId: 'spanId' };
+const defaults: ResolvedFieldNames = {
+  requestId: 'requestId',
+  traceId: 'traceId',
+  spanId: 'spanId',
+  causationId: 'causationId',
+  correlationId: 'correlationId',
+  job: 'job',
+};
 
 const fieldName = rule(
   'a non-empty string or false',
   (value): value is string | false => value === false || (typeof value === 'string' && value.length > 0),
 );
-const fieldNames: OptionShape<CorrelationFieldNames> = { requestId: fieldName, traceId: fieldName, spanId: fieldName };
+const fieldNames: OptionShape<CorrelationFieldNames> = {
+  requestId: fieldName,
+  traceId: fieldName,
+  spanId: fieldName,
+  causationId: fieldName,
+  correlationId: fieldName,
+  job: fieldName,
+};
 
 /** The `fields` option of correlationMixin() and requestLogger(), checked, with the defaults filled in. */
 export function resolveFieldNames(fields: CorrelationFieldNames | undefined, where: string): ResolvedFieldNames {
@@ -34,23 +50,38 @@ export function resolveFieldNames(fields: CorrelationFieldNames | undefined, whe
     requestId: given.requestId ?? defaults.requestId,
     traceId: given.traceId ?? defaults.traceId,
     spanId: given.spanId ?? defaults.spanId,
+    causationId: given.causationId ?? defaults.causationId,
+    correlationId: given.correlationId ?? defaults.correlationId,
+    job: given.job ?? defaults.job,
   };
 }
 
 /**
- * The current request's correlation values under their configured names, or `undefined` outside a request.
- * Reads three slots of the one storage cell; allocates only the returned object.
+ * The current request's (or job run's) correlation values under their configured names, or `undefined` outside
+ * any scope. Allocates only the returned object; the chain fields are read only where a scope has them.
  */
-export function correlationFields(names: ResolvedFieldNames): Record<string, string> | undefined {
+export function correlationFields(names: ResolvedFieldNames): Record<string, unknown> | undefined {
   const requestId = requestContext.get('requestId');
   const traceId = requestContext.get('traceId');
   if (requestId === undefined && traceId === undefined) return undefined;
-  const fields: Record<string, string> = {};
+  const fields: Record<string, unknown> = {};
   if (names.requestId !== false && requestId !== undefined) fields[names.requestId] = requestId;
   if (names.traceId !== false && traceId !== undefined) fields[names.traceId] = traceId;
   if (names.spanId !== false) {
     const spanId = requestContext.get('spanId');
     if (spanId !== undefined) fields[names.spanId] = spanId;
+  }
+  if (names.causationId !== false) {
+    const causationId = requestContext.get('causationId');
+    if (causationId !== undefined) fields[names.causationId] = causationId;
+  }
+  if (names.correlationId !== false) {
+    const correlationId = requestContext.get('correlationId');
+    if (correlationId !== undefined) fields[names.correlationId] = correlationId;
+  }
+  if (names.job !== false) {
+    const job = requestContext.get('job');
+    if (job !== undefined) fields[names.job] = job;
   }
   return fields;
 }

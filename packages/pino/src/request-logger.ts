@@ -20,7 +20,7 @@ export interface RequestLoggerOptions {
 }
 
 interface CachedChild {
-  readonly fields: Record<string, string>;
+  readonly fields: Record<string, unknown>;
   readonly logger: unknown;
 }
 
@@ -82,7 +82,7 @@ function resolveOptions(options: RequestLoggerOptions): ResolvedFieldNames {
   return resolveFieldNames(readOptions(options, loggerOptions, { where, errors }).fields, where);
 }
 
-function sameFields(a: Record<string, string>, b: Record<string, string>): boolean {
+function sameFields(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
   const keys = Object.keys(a);
   if (keys.length !== Object.keys(b).length) return false;
   for (const key of keys) if (a[key] !== b[key]) return false;

@@ -1,4 +1,4 @@
-import { AmbientError } from '@ambient/core';
+import { AmbientError, contextCarrier, runJob } from '@ambient/core';
 import { correlationMixin, requestContext } from '@ambient/pino-context';
 import pino from 'pino';
 import pino9 from 'pino9';
@@ -25,6 +25,34 @@ describe.each([
       { msg: 'traced', requestId: 'req-2', ...trace },
     ]);
     expect(lines[1]!.extra).toBe(1);
+  });
+
+  it('inside a job run adds causationId, correlationId and job; the names can change or be left out', async () => {
+    const { stream, lines } = logSink();
+    const logger = createLogger({ mixin: correlationMixin(), base: undefined, timestamp: false }, stream);
+    const renamed = createLogger(
+      { mixin: correlationMixin({ fields: { causationId: 'cause', job: false } }), base: undefined, timestamp: false },
+      stream,
+    );
+    const carrier = requestContext.run({ requestId: 'http-9', correlationId: 'chain-9' }, contextCarrier);
+    await runJob({ name: 'send-mail', id: '17', system: 'bullmq', queue: 'mail', attempt: 2, carrier }, async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      logger.info('in job');
+      renamed.info('renamed');
+    });
+    const runId = lines[0]!.requestId as string;
+    expect(runId).not.toBe('http-9');
+    expect(lines).toEqual([
+      {
+        level: 30,
+        msg: 'in job',
+        requestId: runId,
+        causationId: 'http-9',
+        correlationId: 'chain-9',
+        job: { name: 'send-mail', id: '17', system: 'bullmq', queue: 'mail', attempt: 2 },
+      },
+      { level: 30, msg: 'renamed', requestId: runId, cause: 'http-9', correlationId: 'chain-9' },
+    ]);
   });
 
   it('adds nothing outside a request, and shares no object between lines', () => {

@@ -54,3 +54,32 @@ function isAllZeros(value: string): boolean {
   for (let i = 0; i < value.length; i++) if (value[i] !== '0') return false;
   return true;
 }
+
+/** What this library keeps of a `tracestate`: the 512 characters W3C asks every vendor to pass on. */
+export const maxTraceStateLength = 512;
+const maxTraceStateMembers = 32;
+const traceStateKey = /^(?:[a-z][a-z0-9_\-*/]{0,255}|[a-z0-9][a-z0-9_\-*/]{0,240}@[a-z][a-z0-9_\-*/]{0,13})$/;
+const traceStateValue = /^[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$/;
+
+/**
+ * W3C Trace Context `tracestate` (https://www.w3.org/TR/trace-context/#tracestate-header): at most 32
+ * comma-separated `key=value` members with the specification's key and value characters, no key twice, and
+ * here at most 512 characters in all. Anything else is dropped whole, as the specification allows, rather than
+ * repaired: it is passed on to the next hop and logged nowhere.
+ */
+export function isValidTraceState(value: string): boolean {
+  if (value.length === 0 || value.length > maxTraceStateLength) return false;
+  const members = value.split(',');
+  if (members.length > maxTraceStateMembers) return false;
+  const keys = new Set<string>();
+  for (const member of members) {
+    const trimmed = member.trim();
+    if (trimmed === '') continue;
+    const equals = trimmed.indexOf('=');
+    if (equals <= 0) return false;
+    const key = trimmed.slice(0, equals);
+    if (!traceStateKey.test(key) || !traceStateValue.test(trimmed.slice(equals + 1)) || keys.has(key)) return false;
+    keys.add(key);
+  }
+  return keys.size > 0;
+}

@@ -1,0 +1,125 @@
+// The one carrier every transport uses: contextCarrier() writes it, readCarrier() reads it by the HTTP rules.
+import { contextCarrier, requestContext, runJob } from '@ambient/core';
+import { readCarrier, setTraceSource, type ActiveTrace } from '@ambient/core/adapter';
+
+/** Makes requestContext report `trace` as the active span until the returned function is called. */
+function setTraceSourceForTest(trace: ActiveTrace): () => void {
+  setTraceSource(() => trace);
+  return () => setTraceSource(undefined);
+}
+
+const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+const spanId = '00f067aa0ba902b7';
+const traceparent = `00-${traceId}-${spanId}-01`;
+
+describe('contextCarrier()', () => {
+  it('is {} outside any scope', () => {
+    expect(contextCarrier()).toEqual({});
+  });
+
+  it('carries the request id, the correlation id (the request id where none) and the trace', () => {
+    expect(requestContext.run({ requestId: 'req-1' }, contextCarrier)).toEqual({
+      'x-request-id': 'req-1',
+      'x-correlation-id': 'req-1',
+    });
+    const values = {
+      requestId: 'req-2',
+      correlationId: 'chain-1',
+      traceId,
+      spanId,
+      traceFlags: '01',
+      traceState: 'a=1',
+    };
+    expect(requestContext.run(values, contextCarrier)).toEqual({
+      'x-request-id': 'req-2',
+      'x-correlation-id': 'chain-1',
+      traceparent,
+      tracestate: 'a=1',
+    });
+  });
+
+  it("carries the tracer's active span when one reports it", () => {
+    const restore = setTraceSourceForTest({ traceId, spanId: 'aaaaaaaaaaaaaaaa' });
+    try {
+      expect(requestContext.run({ requestId: 'r' }, contextCarrier).traceparent).toBe(
+        `00-${traceId}-aaaaaaaaaaaaaaaa-00`,
+      );
+    } finally {
+      restore();
+    }
+  });
+});
+
+describe('readCarrier(carrier)', () => {
+  it('reads what contextCarrier wrote', () => {
+    const carrier = requestContext.run(
+      { requestId: 'req-1', correlationId: 'chain', traceId, spanId, traceFlags: '01', traceState: 'vendor=x' },
+      contextCarrier,
+    );
+    expect(readCarrier(carrier)).toEqual({
+      causationId: 'req-1',
+      correlationId: 'chain',
+      traceParent: { traceId, parentId: spanId, traceFlags: '01' },
+      traceState: 'vendor=x',
+    });
+  });
+
+  it.each([undefined, null, 42, 'x-request-id', ['req'], () => ({ 'x-request-id': 'r' })])(
+    'gives {} for a carrier that is no plain object: %p',
+    (carrier) => {
+      expect(readCarrier(carrier)).toEqual({});
+    },
+  );
+
+  it.each([
+    ['markup', '<script>alert(1)</script>'],
+    ['a newline (log injection)', 'id\nlevel=error'],
+    ['too long', 'a'.repeat(129)],
+    ['empty', ''],
+    ['not a string', 42],
+    ['an object', { toString: () => 'req' }],
+  ])('drops an x-request-id that is %s, and keeps the valid fields beside it', (_what, value) => {
+    expect(readCarrier({ 'x-request-id': value, 'x-correlation-id': 'ok-1', traceparent })).toEqual({
+      correlationId: 'ok-1',
+      traceParent: { traceId, parentId: spanId, traceFlags: '01' },
+    });
+  });
+
+  it('drops a bad traceparent and the tracestate with it; drops a bad tracestate alone', () => {
+    expect(readCarrier({ traceparent: 'garbage', tracestate: 'a=1' })).toEqual({});
+    expect(readCarrier({ traceparent: `00-${'0'.repeat(32)}-${spanId}-01` })).toEqual({});
+    expect(readCarrier({ traceparent, tracestate: 'UPPER=1' })).toEqual({
+      traceParent: { traceId, parentId: spanId, traceFlags: '01' },
+    });
+  });
+
+  it('reads bytes (Kafka, some AMQP clients) as text, and survives hostile objects', () => {
+    expect(readCarrier({ 'x-request-id': Buffer.from('from-bytes') })).toEqual({ causationId: 'from-bytes' });
+    const hostile = Object.defineProperty({}, 'x-request-id', {
+      enumerable: true,
+      get() {
+        throw new Error('getter');
+      },
+    });
+    expect(readCarrier(hostile)).toEqual({});
+    expect(readCarrier(Object.create({ 'x-request-id': 'inherited' }))).toEqual({});
+    expect(readCarrier(Object.assign(Object.create(null), { 'x-request-id': 'null-prototype' }))).toEqual({
+      causationId: 'null-prototype',
+    });
+  });
+
+  it('takes a validator of its own, and a throwing validator rejects the id', () => {
+    expect(readCarrier({ 'x-request-id': 'has space' }, (id) => id.length < 20)).toEqual({ causationId: 'has space' });
+    expect(
+      readCarrier({ 'x-request-id': 'r' }, () => {
+        throw new Error('validator');
+      }),
+    ).toEqual({});
+  });
+
+  it('the job side sees the same thing: runJob reads the carrier through it', () => {
+    expect(runJob({ name: 'j', carrier: { 'x-request-id': '<bad>' } }, () => requestContext.get('causationId'))).toBe(
+      undefined,
+    );
+  });
+});
