@@ -9,6 +9,7 @@ const packages = {
   fastify: '@ambient/fastify-context',
   pino: '@ambient/pino-context',
   opentelemetry: '@ambient/opentelemetry-context',
+  bullmq: '@ambient/bullmq-context',
 };
 
 const swc = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }];
