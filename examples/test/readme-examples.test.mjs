@@ -16,7 +16,8 @@ import { dirname, join, relative } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
-import { expectedLines, preludes, readBlocks, readmePaths, runnableName } from './readme-examples/blocks.mjs';
+import net from 'node:net';
+import { expectedLines, preludes, readBlocks, readmePaths, runnableName, services } from './readme-examples/blocks.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 // One folder per run: two runs in one checkout (two terminals, a watcher) must not delete each other's files.
@@ -206,6 +207,20 @@ async function runServer(block, where) {
   }
 }
 
+/** Does 127.0.0.1:`port` accept a connection? */
+function reachable(port) {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(2000, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
 // --- Tests -------------------------------------------------------------------------------------------------------
 
 test('README code fences are well-formed', () => {
@@ -227,10 +242,18 @@ for (const { readme, blocks } of readmes) {
       if (!block.typescript) continue; // a file= helper in JavaScript, run only by other blocks' import=
       const where = `${readme}:${block.line} (\`\`\`${block.info})`;
       const runs = block.attributes.file === undefined;
-      test(`${where} type-checks${runs ? ' and runs' : ''}`, async () => {
+      test(`${where} type-checks${runs ? ' and runs' : ''}`, async (t) => {
         const errors = errorsByFile.get(block.source) ?? [];
         if (errors.length > 0) assert.fail(`${where} does not type-check:\n  ${errors.join('\n  ')}`);
         if (!runs) return;
+        const needs = block.attributes.needs;
+        if (needs !== undefined && !(await reachable(services[needs]))) {
+          const reason = `${needs} is not reachable on 127.0.0.1:${services[needs]}`;
+          if (process.env.CI === 'true') assert.fail(`${where}: ${reason}, and CI=true requires it`);
+          console.warn(`\n  SKIPPED running ${where}: ${reason}\n`);
+          t.skip(reason);
+          return;
+        }
         if (block.attributes.path === undefined) await runPlain(block, where);
         else await runServer(block, where);
       });

@@ -14,6 +14,8 @@
 //                              completion, within a longer timeout, like a plain block.
 //   ```ts fragment=listener    a piece of a program: the named prelude below is put before it. Keep these rare;
 //                              a block a reader copies should run as it is.
+//   ```ts needs=redis          runs against a service of this machine (see `services` below): skipped with a
+//                              loud message where it is not reachable, a failure under CI=true.
 //
 // A line comment `// Prints: TEXT` (Node's own docs' convention) says the block writes TEXT as a whole line of
 // stdout, where `…` stands for any text; the test checks every such line.
@@ -67,7 +69,10 @@ export const preludes = {
 
 const typescript = new Set(['ts', 'typescript']);
 const javascript = new Set(['js', 'javascript', 'mjs']);
-const known = new Set(['path', 'import', 'file', 'fragment', 'servers']);
+const known = new Set(['path', 'import', 'file', 'fragment', 'servers', 'needs']);
+
+/** The services a `needs=` block may name, and where they listen on this machine. */
+export const services = { redis: 6379, postgres: 5432, mariadb: 3306, rabbitmq: 5672 };
 
 /** `ts path=/users/42 import=register.mjs` → { lang: 'ts', attributes: { path: '/users/42', … } } */
 export function parseInfo(info) {
@@ -115,6 +120,9 @@ export function readBlocks(root, readme) {
     for (const key of ['path', 'import', 'file', 'fragment']) {
       const value = block.attributes[key];
       if (value === true || value === '') problems.push(`${where}: ${key}= needs a value in \`\`\`${block.info}`);
+    }
+    if (block.attributes.needs !== undefined && services[block.attributes.needs] === undefined) {
+      problems.push(`${where}: needs= names a service of ${Object.keys(services).join(', ')}: \`\`\`${block.info}`);
     }
     if (block.attributes.servers !== undefined && block.attributes.servers !== 'own') {
       problems.push(`${where}: servers= can only be "own": \`\`\`${block.info}`);

@@ -1,0 +1,94 @@
+// With the OpenTelemetry SDK registered in both processes (AmbientContextManager, in-memory exporters): BullMQ's
+// producer and consumer spans are real spans of one trace, a span the processor starts is a child of the
+// consumer span, the worker's log lines carry the consumer's trace, and a scheduler's run links to its producer
+// instead of joining its trace (taskforcesh/bullmq#2942). Real Redis at 127.0.0.1:6379, the worker forked.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { test } from 'node:test';
+import { connection, post, startProducer, startWorker } from './harness.mjs';
+import { serviceSkip } from './services.mjs';
+
+const require = createRequire(import.meta.url);
+const skip = await serviceSkip('Redis', 6379);
+
+test('producer and consumer spans across processes', { skip, timeout: 120_000 }, async (t) => {
+  const { NodeTracerProvider, SimpleSpanProcessor, InMemorySpanExporter } = require('@opentelemetry/sdk-trace-node');
+  const { AmbientContextManager } = require('@ambient/opentelemetry-context');
+  const exporter = new InMemorySpanExporter();
+  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  provider.register({ contextManager: new AmbientContextManager() });
+  const { FlowProducer, Queue } = require('bullmq');
+  const { bullmqTelemetry } = require('@ambient/bullmq-context');
+  const name = `ambient-otel-${randomUUID()}`;
+  const telemetry = bullmqTelemetry();
+  const queue = new Queue(name, { connection, telemetry });
+  const flows = new FlowProducer({ connection, telemetry });
+  const worker = await startWorker(name, { otel: true });
+  const producer = await startProducer({ queue, flows });
+  try {
+    const sent = await Promise.all(Array.from({ length: 20 }, (_, i) => post(producer.port, '/job', { n: i })));
+    const scheduleId = `tick-${randomUUID()}`;
+    await post(producer.port, '/schedule', { id: scheduleId });
+    await worker.completions(20 + 2);
+    await queue.removeJobScheduler(scheduleId);
+    const { lines, spans: workerSpans } = await worker.stop();
+    assert.deepEqual(worker.problems, []);
+    const producerSpans = exporter.getFinishedSpans().filter((span) => span.name.startsWith('add '));
+
+    await t.test('each consumer span is a child of its producer span, in its trace', () => {
+      const consumers = workerSpans.filter((span) => span.name === `process ${name}`);
+      assert.equal(consumers.length, 22);
+      const sends = producerSpans.filter((span) => span.name === `add ${name}.send`);
+      assert.equal(sends.length, 20);
+      for (const producerSpan of sends) {
+        const { traceId, spanId } = producerSpan.spanContext();
+        const children = consumers.filter((span) => span.parentSpanId === spanId);
+        assert.equal(children.length, 1);
+        assert.equal(children[0].traceId, traceId);
+      }
+      assert.equal(new Set(sends.map((span) => span.spanContext().traceId)).size, 20, 'one trace per request');
+    });
+
+    await t.test("a span the processor starts is a child of the run's consumer span; log lines carry its ids", () => {
+      const consumers = new Map(
+        workerSpans.filter((span) => span.name === `process ${name}`).map((s) => [s.spanId, s]),
+      );
+      const work = workerSpans.filter((span) => span.name === 'work');
+      assert.equal(work.length, 22);
+      for (const span of work) assert.ok(consumers.has(span.parentSpanId), 'work is under a consumer span');
+      const inside = lines.filter((line) => line.msg === 'inside a span of the processor');
+      assert.equal(inside.length, 22);
+      const workIds = new Set(work.map((span) => `${span.traceId}/${span.spanId}`));
+      for (const line of inside) assert.ok(workIds.has(`${line.traceId}/${line.spanId}`));
+      const processing = lines.filter((line) => line.msg === 'processing' && line.jobName === 'send');
+      for (const line of processing) {
+        const consumer = consumers.get(line.spanId);
+        assert.ok(consumer, 'the processing line names its consumer span');
+        assert.equal(line.traceId, consumer.traceId);
+        assert.equal(line.causationId, line.expected.requestId);
+      }
+      assert.equal(new Set(sent.map((response) => response.requestId)).size, 20);
+    });
+
+    await t.test("a scheduler's runs start traces of their own, linked to the producer span", () => {
+      const [schedulerProducer] = producerSpans.filter((span) => span.name === `add ${name}.tick`);
+      assert.ok(schedulerProducer, 'the scheduler was made inside the request, with a producer span');
+      const tickLines = lines.filter((line) => line.msg === 'processing' && line.jobName === 'tick');
+      assert.equal(tickLines.length, 2);
+      for (const line of tickLines) {
+        const consumer = workerSpans.find((span) => span.spanId === line.spanId);
+        assert.ok(consumer);
+        assert.equal(consumer.parentSpanId, undefined);
+        assert.notEqual(consumer.traceId, schedulerProducer.spanContext().traceId);
+        assert.deepEqual(consumer.links, [schedulerProducer.spanContext().spanId]);
+      }
+    });
+  } finally {
+    await producer.close();
+    await queue.obliterate({ force: true }).catch(() => undefined);
+    await queue.close();
+    await flows.close();
+    await provider.shutdown();
+  }
+});
