@@ -1,0 +1,39 @@
+// The BullMQ example end to end: its demo, on the real Redis at 127.0.0.1:6379, prints one group of log lines per
+// signup across the web process and the worker process.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import net from 'node:net';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const redisUp = await new Promise((resolve) => {
+  const socket = net.connect({ host: '127.0.0.1', port: 6379 });
+  socket.once('connect', () => resolve(socket.destroy() || true));
+  socket.once('error', () => resolve(false));
+});
+if (!redisUp && process.env.CI === 'true')
+  throw new Error('Redis is not reachable on 127.0.0.1:6379, and CI=true requires it');
+if (!redisUp) console.warn('\n  SKIPPED: examples/jobs-bullmq needs Redis on 127.0.0.1:6379\n');
+
+test('examples/jobs-bullmq: every signup is one group of six lines across two processes', { skip: !redisUp }, () => {
+  const demo = fileURLToPath(new URL('../jobs-bullmq/demo.mjs', import.meta.url));
+  const { status, stdout, stderr } = spawnSync(process.execPath, [demo], { encoding: 'utf8', timeout: 120_000 });
+  assert.equal(status, 0, stderr);
+  const groups = stdout
+    .split('\ncorrelationId ')
+    .slice(1)
+    .map((group) => group.trim().split('\n'));
+  assert.equal(groups.length, 3);
+  assert.ok(groups.some(([id]) => id === 'campaign-2026-11'));
+  for (const [, ...lines] of groups) {
+    assert.equal(lines.length, 6);
+    const [request] = lines[0].match(/request (\w+)/).slice(1);
+    const mail = lines.find((line) => line.includes('welcome mail sent'));
+    assert.match(mail, new RegExp(`caused by ${request}`));
+    const mailRun = mail.match(/run (\w+)/)[1];
+    assert.match(
+      lines.find((line) => line.includes('audited')),
+      new RegExp(`caused by ${mailRun}`),
+    );
+  }
+});
