@@ -10,6 +10,7 @@ const packages = {
   pino: '@ambient/pino-context',
   opentelemetry: '@ambient/opentelemetry-context',
   bullmq: '@ambient/bullmq-context',
+  amqp: '@ambient/amqp-context',
 };
 
 const swc = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }];
@@ -54,6 +55,7 @@ module.exports = {
     './packages/pino/src/': { lines: 99, statements: 99, functions: 100, branches: 96 },
     './packages/opentelemetry/src/': { lines: 99, statements: 99, functions: 100, branches: 91 },
     './packages/bullmq/src/': { lines: 99, statements: 99, functions: 96, branches: 89 },
+    './packages/amqp/src/': { lines: 100, statements: 100, functions: 100, branches: 95 },
     './packages/conformance/src/': { lines: 98, statements: 98, functions: 97, branches: 86 },
   },
 };

@@ -104,7 +104,11 @@ export function runOpenTelemetryBind() {
       row('function bound outside any request', ns('peerFunction'), ns('ambientOutside')),
       row('bound emitter, listener added inside a request', ns('peerEmit'), ns('ambientEmit')),
       row('bound inside a request and called once, bind included', ns('peerBindOnce'), ns('ambientBindOnce')),
-      row('listener added inside a request, emitted once (per listener)', ns('peerListenOnce'), ns('ambientListenOnce')),
+      row(
+        'listener added inside a request, emitted once (per listener)',
+        ns('peerListenOnce'),
+        ns('ambientListenOnce'),
+      ),
     ],
   );
 }

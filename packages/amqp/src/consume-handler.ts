@@ -1,0 +1,80 @@
+import { runJob } from '@ambient/core';
+import { readOptions, rules, type OptionShape } from '@ambient/core/adapter';
+import { errors } from './errors.js';
+
+/** The parts of an amqplib ConsumeMessage this package reads. */
+export interface ConsumeMessageLike {
+  readonly fields: { readonly routingKey?: string; readonly redelivered?: boolean; readonly exchange?: string };
+  readonly properties: { readonly headers?: Record<string, unknown> | undefined; readonly messageId?: unknown };
+}
+
+export interface ConsumeHandlerOptions {
+  /** The queue consumed from, for the run's `job.queue`. */
+  queue?: string;
+  /** The run's `job.name`; default: the message's routing key, else the queue. */
+  name?: string;
+  /** Start a trace of its own with a link to the publisher's, instead of continuing it (fan-out consumers). */
+  link?: boolean;
+  /** Makes each run's request id; default: a time-ordered UUIDv7. */
+  generateRequestId?: () => string;
+}
+
+const optionShape: OptionShape<ConsumeHandlerOptions> = {
+  queue: rules.string,
+  name: rules.nonEmptyString,
+  link: rules.boolean,
+  generateRequestId: rules.function('() => string'),
+};
+
+/**
+ * `handler`, made to handle each message in a fresh requestContext scope (runJob): a new request id, the
+ * publisher's request as `causationId`, the chain's `correlationId`, the publisher's trace, and
+ * `job: { name, id (messageId), system: 'amqp', queue, attempt }`. Everything the handler does runs there:
+ * its awaits, `channel.ack`/`nack`, its errors. Headers that are missing or fail their checks (a message from
+ * a plain client, by hand) give a fresh chain; nothing unchecked is logged. `null` (the broker cancelled the
+ * consumer) reaches the handler as it is, outside any scope.
+ *
+ *     await channel.consume('mail', consumeHandler(async (msg) => { …; channel.ack(msg!); }, { queue: 'mail' }));
+ */
+export function consumeHandler<M extends ConsumeMessageLike, R>(
+  handler: (message: M | null) => R,
+  options?: ConsumeHandlerOptions,
+): (message: M | null) => R {
+  const where = 'consumeHandler(handler, options)';
+  if (typeof handler !== 'function') throw errors.invalidArgument(where, 'a function (message) => unknown', handler);
+  const given = readOptions<ConsumeHandlerOptions>(options, optionShape, { where, errors });
+  return (message) => {
+    if (message === null || typeof message !== 'object') return handler(message);
+    const { fields, properties } = message;
+    const name = given.name ?? nonEmpty(fields?.routingKey) ?? nonEmpty(given.queue) ?? 'message';
+    const messageId = properties?.messageId;
+    const attempt = attemptOf(properties?.headers, fields?.redelivered);
+    return runJob(
+      {
+        name,
+        system: 'amqp',
+        carrier: properties?.headers,
+        ...(typeof messageId === 'string' ? { id: messageId } : {}),
+        ...(given.queue === undefined ? {} : { queue: given.queue }),
+        ...(attempt === undefined ? {} : { attempt }),
+        ...(given.link === undefined ? {} : { link: given.link }),
+        ...(given.generateRequestId === undefined ? {} : { generateRequestId: given.generateRequestId }),
+      },
+      () => handler(message),
+    );
+  };
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * RabbitMQ counts deliveries of quorum-queue messages in `x-delivery-count` (0 on the first); classic queues say
+ * only whether a message was delivered before. The attempt is given where it is known.
+ */
+function attemptOf(headers: Record<string, unknown> | undefined, redelivered: boolean | undefined): number | undefined {
+  const count = headers?.['x-delivery-count'];
+  if (typeof count === 'number' && Number.isInteger(count) && count >= 0) return count + 1;
+  return redelivered === false ? 1 : undefined;
+}

@@ -1,0 +1,144 @@
+// A request publishes, a consumer in another process handles the message, on the real RabbitMQ at
+// 127.0.0.1:5672, with amqplib 2 and 0.10: each message's lines carry a fresh requestId, the request as
+// causationId, the chain's correlationId and the request's trace; messages from a plain client with no or
+// garbage headers start fresh chains; nothing crosses between messages.
+import assert from 'node:assert/strict';
+import { fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { serviceSkip } from './services.mjs';
+
+const require = createRequire(import.meta.url);
+const skip = await serviceSkip('RabbitMQ', 5672);
+const uuidv7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+
+for (const amqplib of ['amqplib', 'amqplib010']) {
+  test(`${amqplib}: request -> message -> consumer process`, { skip, timeout: 120_000 }, async (t) => {
+    const amqp = require(amqplib);
+    const { publishOptions, requestContext } = require('@ambient/amqp-context');
+    const queue = `ambient-e2e-${randomUUID()}`;
+    const logFile = join(mkdtempSync(join(tmpdir(), 'ambient-amqp-')), 'consumer.log');
+    const connection = await amqp.connect('amqp://guest:guest@127.0.0.1:5672');
+    const channel = await connection.createChannel();
+    await channel.assertQueue(queue, { durable: false });
+    const consumer = fork(new URL('./fixtures/consumer.mjs', import.meta.url), {
+      env: { ...process.env, QUEUE: queue, LOG_FILE: logFile, AMQPLIB: amqplib },
+    });
+    const handled = [];
+    let expected = Infinity;
+    let allHandled;
+    const done = new Promise((resolve) => (allHandled = resolve));
+    consumer.on('message', (message) => {
+      if (message?.handled !== undefined && handled.push(message.handled) >= expected) allHandled();
+    });
+    await once(consumer, 'message');
+
+    const express = require('express');
+    const { expressContext } = require('@ambient/express-context');
+    const app = express();
+    app.use(expressContext());
+    app.use(express.json());
+    app.post('/publish', (req, res) => {
+      const body = { ...req.body, requestId: requestContext.get('requestId') };
+      channel.sendToQueue(
+        queue,
+        Buffer.from(JSON.stringify(body)),
+        publishOptions({ messageId: `m-${req.body.n ?? req.body.kind}` }),
+      );
+      res.json(body);
+    });
+    const server = http.createServer(app).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const post = (body, headers = {}) =>
+      fetch(`http://127.0.0.1:${server.address().port}/publish`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      }).then((response) => response.json());
+    try {
+      const requests = await Promise.all(
+        Array.from({ length: 200 }, (_, n) =>
+          post(
+            { n },
+            {
+              traceparent: `00-${traceId}-${String(n + 1).padStart(16, '0')}-01`,
+              ...(n % 2 === 0 ? { 'x-correlation-id': `chain-${n}` } : {}),
+            },
+          ),
+        ),
+      );
+      const nacked = await post({ kind: 'nack-once', nackFirst: true });
+      // A plain client, outside any request: no headers, and garbage ones.
+      channel.sendToQueue(queue, Buffer.from(JSON.stringify({ kind: 'plain' })));
+      channel.sendToQueue(queue, Buffer.from(JSON.stringify({ kind: 'garbage' })), {
+        headers: { 'x-request-id': '<script>alert(1)</script>', traceparent: 'nonsense', 'x-correlation-id': 'a b' },
+      });
+      expected = 203;
+      if (handled.length >= expected) allHandled();
+      await done;
+      consumer.send('stop');
+      await once(consumer, 'exit');
+      const lines = readFileSync(logFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
+      const handling = lines.filter((line) => line.msg === 'handling');
+
+      await t.test('200 concurrent requests: each message handled once, as its own run of its request', () => {
+        for (const [n, request] of requests.entries()) {
+          const runs = handling.filter((line) => line.causationId === request.requestId);
+          assert.equal(runs.length, 1, `message ${n} handled once`);
+          const [run] = runs;
+          assert.equal(run.body.requestId, request.requestId);
+          assert.match(run.requestId, uuidv7);
+          assert.equal(run.correlationId, n % 2 === 0 ? `chain-${n}` : request.requestId);
+          assert.equal(run.traceId, traceId);
+          assert.deepEqual(run.job, { name: queue, id: `m-${n}`, system: 'amqp', queue, attempt: 1 });
+        }
+        const crossed = handling.filter(
+          (line) => line.body.requestId !== undefined && line.body.requestId !== line.causationId,
+        );
+        assert.equal(crossed.length, 0);
+        assert.equal(new Set(handling.map((line) => line.requestId)).size, handling.length, 'one id per delivery');
+      });
+
+      await t.test('ack and nack run in the scope; a requeued message is a new run of the same request', () => {
+        const runs = lines.filter((line) => line.causationId === nacked.requestId);
+        assert.deepEqual(
+          runs.map((line) => line.msg),
+          ['handling', 'nacked', 'handling', 'acked'],
+        );
+        assert.notEqual(runs[0].requestId, runs[2].requestId);
+        assert.equal(runs[0].requestId, runs[1].requestId);
+        assert.equal(runs[2].requestId, runs[3].requestId);
+        assert.equal(runs[2].job.attempt, undefined, 'a classic queue tells only that it was redelivered');
+      });
+
+      await t.test(
+        'messages from a plain client, with no or garbage headers, start fresh chains; no garbage is logged',
+        () => {
+          for (const kind of ['plain', 'garbage']) {
+            const [run] = handling.filter((line) => line.body.kind === kind);
+            assert.match(run.requestId, uuidv7);
+            assert.equal(run.causationId, undefined);
+            assert.equal(run.correlationId, undefined);
+            assert.equal(run.traceId, undefined);
+          }
+          assert.doesNotMatch(readFileSync(logFile, 'utf8'), /<script>|nonsense|"a b"/);
+        },
+      );
+    } finally {
+      server.close();
+      await channel.deleteQueue(queue).catch(() => undefined);
+      await channel.close();
+      await connection.close();
+    }
+  });
+}
