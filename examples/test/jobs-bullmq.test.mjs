@@ -2,20 +2,13 @@
 // signup across the web process and the worker process.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import net from 'node:net';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { serviceSkip } from '../../scripts/services.mjs';
 
-const redisUp = await new Promise((resolve) => {
-  const socket = net.connect({ host: '127.0.0.1', port: 6379 });
-  socket.once('connect', () => resolve(socket.destroy() || true));
-  socket.once('error', () => resolve(false));
-});
-if (!redisUp && process.env.CI === 'true')
-  throw new Error('Redis is not reachable on 127.0.0.1:6379, and CI=true requires it');
-if (!redisUp) console.warn('\n  SKIPPED: examples/jobs-bullmq needs Redis on 127.0.0.1:6379\n');
+const skip = await serviceSkip('redis');
 
-test('examples/jobs-bullmq: every signup is one group of six lines across two processes', { skip: !redisUp }, () => {
+test('examples/jobs-bullmq: every signup is one group of six lines across two processes', { skip }, () => {
   const demo = fileURLToPath(new URL('../jobs-bullmq/demo.mjs', import.meta.url));
   const { status, stdout, stderr } = spawnSync(process.execPath, [demo], { encoding: 'utf8', timeout: 120_000 });
   assert.equal(status, 0, stderr);

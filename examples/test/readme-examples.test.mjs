@@ -16,8 +16,8 @@ import { dirname, join, relative } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
-import net from 'node:net';
-import { expectedLines, preludes, readBlocks, readmePaths, runnableName, services } from './readme-examples/blocks.mjs';
+import { reachable, services } from '../../scripts/services.mjs';
+import { expectedLines, preludes, readBlocks, readmePaths, runnableName } from './readme-examples/blocks.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 // One folder per run: two runs in one checkout (two terminals, a watcher) must not delete each other's files.
@@ -205,20 +205,6 @@ async function runServer(block, where) {
     if (run.exit === undefined) run.child.kill();
     await run.exited;
   }
-}
-
-/** Does 127.0.0.1:`port` accept a connection? */
-function reachable(port) {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port });
-    const done = (ok) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(2000, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
 }
 
 // --- Tests -------------------------------------------------------------------------------------------------------

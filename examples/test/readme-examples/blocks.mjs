@@ -21,6 +21,7 @@
 // stdout, where `…` stands for any text; the test checks every such line.
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { services } from '../../../scripts/services.mjs';
 
 /**
  * Every README whose blocks are checked: the root one and each package's, so a new package's README is
@@ -70,9 +71,6 @@ export const preludes = {
 const typescript = new Set(['ts', 'typescript']);
 const javascript = new Set(['js', 'javascript', 'mjs']);
 const known = new Set(['path', 'import', 'file', 'fragment', 'servers', 'needs']);
-
-/** The services a `needs=` block may name, and where they listen on this machine. */
-export const services = { redis: 6379, postgres: 5432, mariadb: 3306, rabbitmq: 5672 };
 
 /** `ts path=/users/42 import=register.mjs` → { lang: 'ts', attributes: { path: '/users/42', … } } */
 export function parseInfo(info) {

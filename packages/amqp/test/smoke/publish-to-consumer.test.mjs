@@ -12,10 +12,10 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { serviceSkip } from './services.mjs';
+import { serviceSkip } from '../../../../scripts/services.mjs';
 
 const require = createRequire(import.meta.url);
-const skip = await serviceSkip('RabbitMQ', 5672);
+const skip = await serviceSkip('rabbitmq');
 const uuidv7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 

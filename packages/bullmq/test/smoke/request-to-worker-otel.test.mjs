@@ -7,10 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import { connection, post, startProducer, startWorker } from './harness.mjs';
-import { serviceSkip } from './services.mjs';
+import { serviceSkip } from '../../../../scripts/services.mjs';
 
 const require = createRequire(import.meta.url);
-const skip = await serviceSkip('Redis', 6379);
+const skip = await serviceSkip('redis');
 
 test('producer and consumer spans across processes', { skip, timeout: 120_000 }, async (t) => {
   const { NodeTracerProvider, SimpleSpanProcessor, InMemorySpanExporter } = require('@opentelemetry/sdk-trace-node');

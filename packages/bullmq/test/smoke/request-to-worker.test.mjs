@@ -6,10 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { createRequire } from 'node:module';
 import { connection, post, startProducer, startWorker } from './harness.mjs';
-import { serviceSkip } from './services.mjs';
+import { serviceSkip } from '../../../../scripts/services.mjs';
 
 const require = createRequire(import.meta.url);
-const skip = await serviceSkip('Redis', 6379);
+const skip = await serviceSkip('redis');
 const uuidv7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 
