@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark on the running node (scripts/node-matrix.mjs runs this on Node 20 and 24).
 import { runAsyncHop } from './core-async-hop.mjs';
+import { runBullmqJobs } from './bullmq-jobs.mjs';
 import { runCoreMicro } from './core-micro.mjs';
 import { runAllocations } from './frameworks/allocations.mjs';
 import { runFrameworks } from './frameworks/run.mjs';
@@ -7,13 +8,14 @@ import { runFullStack } from './full-stack/run.mjs';
 import { runHttpSeed } from './http-seed/run.mjs';
 import { runOpenTelemetryBind } from './opentelemetry-bind.mjs';
 
-const only = process.env.BENCH_ONLY; // core | opentelemetry | http | frameworks | allocations | full-stack
+const only = process.env.BENCH_ONLY; // core | opentelemetry | bullmq | http | frameworks | allocations | full-stack
 let withinBudget = true;
 if (only === undefined || only === 'core') {
   withinBudget = runCoreMicro() && withinBudget;
   runAsyncHop();
 }
 if (only === undefined || only === 'opentelemetry') runOpenTelemetryBind();
+if (only === undefined || only === 'bullmq') withinBudget = (await runBullmqJobs()) && withinBudget;
 if (only === undefined || only === 'http') withinBudget = (await runHttpSeed()) && withinBudget;
 if (only === undefined || only === 'frameworks') withinBudget = (await runFrameworks()) && withinBudget;
 if (only === undefined || only === 'allocations') await runAllocations();
