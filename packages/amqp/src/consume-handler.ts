@@ -1,5 +1,4 @@
-import { runJob } from '@ambient/core';
-import { readOptions, rules, type OptionShape } from '@ambient/core/adapter';
+import { readCarrier, readOptions, rules, runReadJob, type OptionShape, type ReadJobRun } from '@ambient/core/adapter';
 import { errors } from './errors.js';
 
 /** The parts of an amqplib ConsumeMessage this package reads. */
@@ -49,19 +48,13 @@ export function consumeHandler<M extends ConsumeMessageLike, R>(
     const name = given.name ?? nonEmpty(fields?.routingKey) ?? nonEmpty(given.queue) ?? 'message';
     const messageId = properties?.messageId;
     const attempt = attemptOf(properties?.headers, fields?.redelivered);
-    return runJob(
-      {
-        name,
-        system: 'amqp',
-        carrier: properties?.headers,
-        ...(typeof messageId === 'string' ? { id: messageId } : {}),
-        ...(given.queue === undefined ? {} : { queue: given.queue }),
-        ...(attempt === undefined ? {} : { attempt }),
-        ...(given.link === undefined ? {} : { link: given.link }),
-        ...(given.generateRequestId === undefined ? {} : { generateRequestId: given.generateRequestId }),
-      },
-      () => handler(message),
-    );
+    const run: { -readonly [K in keyof ReadJobRun]: ReadJobRun[K] } = { name, system: 'amqp' };
+    if (typeof messageId === 'string') run.id = messageId;
+    if (given.queue !== undefined) run.queue = given.queue;
+    if (attempt !== undefined) run.attempt = attempt;
+    if (given.link !== undefined) run.link = given.link;
+    if (given.generateRequestId !== undefined) run.generateRequestId = given.generateRequestId;
+    return runReadJob(run, readCarrier(properties?.headers), () => handler(message));
   };
 }
 

@@ -15,7 +15,8 @@ export interface InboundJob {
   readonly fields: CarrierFields;
 }
 
-const noMetadata: InboundJob = { fields: {} };
+/** A job with no metadata of ours: a fresh chain. */
+export const noMetadata: InboundJob = Object.freeze({ fields: Object.freeze({}) });
 
 /** Reads metadata that may come from anywhere (another library, an older version, by hand): never throws. */
 export function readMetadata(metadata: unknown): InboundJob {

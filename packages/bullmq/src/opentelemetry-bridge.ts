@@ -57,25 +57,33 @@ export interface Otel {
   readonly tracer: OtelTracer;
   active(): OtelContext;
   with<R>(context: OtelContext, fn: () => R): R;
-  spanOf(context: OtelContext): OtelSpan | undefined;
   withSpan(context: OtelContext, span: OtelSpan): OtelContext;
   /** `context` with no span: a new trace starts under it. */
   withoutSpan(context: OtelContext): OtelContext;
 }
 
-/** The registered OpenTelemetry, looked up on each call (an SDK may register after the queue is made). */
-export function findOtel(tracerName: string): Otel | undefined {
-  const globals = (globalThis as { [kGlobals]?: OtelGlobals })[kGlobals];
-  const provider = globals?.trace;
-  const manager = globals?.context;
-  if (provider === undefined || manager === undefined) return undefined;
-  return {
-    tracer: provider.getTracer(tracerName),
-    active: () => manager.active(),
-    with: (context, fn) => manager.with(context, fn),
-    spanOf: (context) => context.getValue(kSpan) as OtelSpan | undefined,
-    withSpan: (context, span) => context.setValue(kSpan, span),
-    withoutSpan: (context) => context.deleteValue(kSpan),
+/**
+ * The registered OpenTelemetry, looked up on each call (an SDK may register after the queue is made) and built
+ * once per registration: BullMQ asks for it several times a job. The API registers its ProxyTracerProvider,
+ * which outlives a change of SDK, so a tracer taken from it once stays right.
+ */
+export function otelFinder(tracerName: string): () => Otel | undefined {
+  let found: { provider: object; manager: object; otel: Otel } | undefined;
+  return () => {
+    const globals = (globalThis as { [kGlobals]?: OtelGlobals })[kGlobals];
+    const provider = globals?.trace;
+    const manager = globals?.context;
+    if (provider === undefined || manager === undefined) return undefined;
+    if (found?.provider === provider && found.manager === manager) return found.otel;
+    const otel: Otel = {
+      tracer: provider.getTracer(tracerName),
+      active: () => manager.active(),
+      with: (context, fn) => manager.with(context, fn),
+      withSpan: (context, span) => context.setValue(kSpan, span),
+      withoutSpan: (context) => context.deleteValue(kSpan),
+    };
+    found = { provider, manager, otel };
+    return otel;
   };
 }
 

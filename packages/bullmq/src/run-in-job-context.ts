@@ -1,6 +1,7 @@
-import { requestContext, runJob } from '@ambient/core';
+import { requestContext } from '@ambient/core';
+import { runReadJob, type ReadJobRun } from '@ambient/core/adapter';
 import { errors } from './errors.js';
-import { carrierOf, readMetadata } from './metadata.js';
+import { readMetadata } from './metadata.js';
 
 /** The parts of a BullMQ Job (or a sandboxed processor's job object) that locate its run. */
 export interface JobLike {
@@ -34,16 +35,12 @@ export function runInJobContext<R>(job: JobLike, fn: () => R): R {
     if (attempt !== undefined) requestContext.set('job', { ...running, attempt });
     return fn();
   }
-  const inbound = readMetadata(job.opts?.telemetry?.metadata);
-  return runJob(
-    {
-      name: job.name === '' ? 'job' : job.name,
-      ...(typeof job.id === 'string' ? { id: job.id } : {}),
-      system: 'bullmq',
-      ...(typeof job.queueName === 'string' ? { queue: job.queueName } : {}),
-      ...(attempt === undefined ? {} : { attempt }),
-      carrier: carrierOf(inbound.fields),
-    },
-    fn,
-  );
+  const run: { -readonly [K in keyof ReadJobRun]: ReadJobRun[K] } = {
+    name: job.name === '' ? 'job' : job.name,
+    system: 'bullmq',
+  };
+  if (typeof job.id === 'string') run.id = job.id;
+  if (typeof job.queueName === 'string') run.queue = job.queueName;
+  if (attempt !== undefined) run.attempt = attempt;
+  return runReadJob(run, readMetadata(job.opts?.telemetry?.metadata).fields, fn);
 }

@@ -1,5 +1,5 @@
-import { isValidRequestId, requestContext, runInRoot, runJob, type Context, type JobInfo } from '@ambient/core';
-import { readOptions, rule, rules, type OptionShape } from '@ambient/core/adapter';
+import { isValidRequestId, requestContext, runInRoot, type Context, type JobInfo } from '@ambient/core';
+import { readOptions, rule, rules, runReadJob, type OptionShape, type ReadJobRun } from '@ambient/core/adapter';
 import type {
   Attributes,
   AttributeValue,
@@ -12,8 +12,15 @@ import type {
   Tracer,
 } from 'bullmq';
 import { errors } from './errors.js';
-import { carrierOf, metadataForNewJob, metadataForRetry, readMetadata, type InboundJob } from './metadata.js';
-import { findOtel, remoteSpan, type Otel, type OtelContext, type OtelSpan } from './opentelemetry-bridge.js';
+import { metadataForNewJob, metadataForRetry, noMetadata, readMetadata, type InboundJob } from './metadata.js';
+import {
+  otelFinder,
+  remoteSpan,
+  type Otel,
+  type OtelContext,
+  type OtelSpan,
+  type OtelSpanContext,
+} from './opentelemetry-bridge.js';
 
 export interface BullmqTelemetryOptions {
   /**
@@ -72,6 +79,10 @@ export class BullmqContext {
   ) {}
 }
 
+/** Without OpenTelemetry, BullMQ's active and root contexts carry nothing: one object each, not one a call. */
+const noContext = Object.freeze(new BullmqContext(undefined, undefined, undefined, false));
+const rootContext = Object.freeze(new BullmqContext(undefined, undefined, undefined, true));
+
 /** The job a run belongs to, kept in its requestContext scope under a key of ours, for retries. */
 const kInbound = Symbol('@ambient/bullmq-context.inbound');
 const scopeOf = requestContext as unknown as Context<{ [kInbound]: InboundJob }>;
@@ -95,7 +106,7 @@ export function bullmqTelemetry(options?: BullmqTelemetryOptions): Telemetry<Bul
   const tracerName = given.tracerName ?? '@ambient/bullmq-context';
   const settings: Settings = {
     link: given.link ?? 'schedulers',
-    otel: given.opentelemetry === false ? () => undefined : () => findOtel(tracerName),
+    otel: given.opentelemetry === false ? () => undefined : otelFinder(tracerName),
     generateRequestId: given.generateRequestId,
   };
   return { tracer: new AmbientTracer(settings), contextManager: new AmbientContextManager(settings) };
@@ -109,13 +120,16 @@ class AmbientContextManager implements ContextManager<BullmqContext> {
   }
 
   active(): BullmqContext {
-    return new BullmqContext(this.#settings.otel()?.active(), undefined, undefined, false);
+    const otel = this.#settings.otel();
+    return otel === undefined ? noContext : new BullmqContext(otel.active(), undefined, undefined, false);
   }
 
   /** For BullMQ's background loops (the stalled-jobs checker): nothing of whatever started them. */
   root(): BullmqContext {
     const otel = this.#settings.otel();
-    return new BullmqContext(otel?.withoutSpan(otel.active()), undefined, undefined, true);
+    return otel === undefined
+      ? rootContext
+      : new BullmqContext(otel.withoutSpan(otel.active()), undefined, undefined, true);
   }
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- BullMQ's own signature
@@ -144,31 +158,24 @@ class AmbientContextManager implements ContextManager<BullmqContext> {
 
   /** One run of a job: a fresh scope from the root, and the consumer span active in it. */
   #runConsumed(context: BullmqContext, span: AmbientSpan, otel: Otel | undefined, fn: () => unknown): unknown {
-    const inbound = context.inbound ?? { fields: {} };
+    const inbound = context.inbound ?? noMetadata;
     const queue = span.queueName();
     // BullMQ names the job (id, name) to its telemetry once the run starts, and never its attempt:
     // runInJobContext(job, fn) inside the processor adds it.
-    const job: { name: string; system: string; queue?: string; carrier: object } = {
+    const job: { -readonly [K in keyof ReadJobRun]: ReadJobRun[K] } = {
       name: queue ?? span.name,
       system: 'bullmq',
-      carrier: carrierOf(inbound.fields),
+      link: this.#settings.link === true,
     };
     if (queue !== undefined) job.queue = queue;
-    return runJob(
-      {
-        ...job,
-        link: this.#settings.link === true,
-        ...(this.#settings.generateRequestId === undefined
-          ? {}
-          : { generateRequestId: this.#settings.generateRequestId }),
-      },
-      () => {
-        scopeOf.set(kInbound, inbound);
-        span.enterRun(inbound);
-        if (otel === undefined) return fn();
-        return otel.with(otel.withSpan(otel.withoutSpan(otel.active()), span.asOtelSpan()), fn);
-      },
-    );
+    if (this.#settings.generateRequestId !== undefined) job.generateRequestId = this.#settings.generateRequestId;
+    return runReadJob(job, inbound.fields, () => {
+      scopeOf.set(kInbound, inbound);
+      span.enterRun(inbound);
+      if (otel === undefined) return fn();
+      // From the root (runReadJob): the active context holds no span to remove first.
+      return otel.with(otel.withSpan(otel.active(), span.asOtelSpan()), fn);
+    });
   }
 }
 
@@ -229,12 +236,13 @@ export class AmbientSpan implements Span<BullmqContext> {
   }
 
   setAttributes(attributes: Attributes): void {
+    const namesJob = this.kind === kindConsumer && attributeJobId in attributes;
     if (this.kind === kindConsumer && this.#otelSpan === undefined) {
       Object.assign(this.#pending, attributes);
-      if (attributeJobId in attributes) this.#nameJob(attributes);
+      if (namesJob) this.#nameJob(attributes);
       return;
     }
-    if (this.kind === kindConsumer) this.#nameJob(attributes);
+    if (namesJob) this.#nameJob(attributes);
     this.#otelSpan?.setAttributes(attributes);
   }
 
@@ -269,32 +277,12 @@ export class AmbientSpan implements Span<BullmqContext> {
 
   /** What the run makes active for OpenTelemetry: this span, started on first use. */
   asOtelSpan(): OtelSpan {
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the proxy's methods have their own `this`
-    const owner = this;
-    const real = (): OtelSpan =>
-      owner.#started() ?? remoteSpan({ traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 0 });
-    return {
-      spanContext: () => real().spanContext(),
-      setAttribute(key, value) {
-        real().setAttribute(key, value);
-        return this;
-      },
-      setAttributes(attributes) {
-        real().setAttributes(attributes);
-        return this;
-      },
-      addEvent(name, attributes) {
-        real().addEvent(name, attributes);
-        return this;
-      },
-      recordException: (exception, time) => real().recordException(exception, time),
-      setStatus(status) {
-        real().setStatus(status);
-        return this;
-      },
-      end: () => owner.end(),
-      isRecording: () => real().isRecording(),
-    };
+    return new LazyOtelSpan(this);
+  }
+
+  /** The OpenTelemetry span, started now if it is a consumer's that waited to learn its job. */
+  startedOtelSpan(): OtelSpan | undefined {
+    return this.#started();
   }
 
   /** The job's name and id, from BullMQ's first attributes in the run: into the run's `job` field. */
@@ -324,7 +312,8 @@ export class AmbientSpan implements Span<BullmqContext> {
     if (this.#otelSpan !== undefined || this.kind !== kindConsumer) return this.#otelSpan;
     const otel = this.#settings.otel();
     if (otel === undefined) return undefined;
-    const base = otel.withoutSpan(this.#parent?.otel ?? otel.active());
+    // A root span ignores the span in its context, and withSpan replaces it: no withoutSpan first.
+    const base = this.#parent?.otel ?? otel.active();
     const producer = (this.#inbound ?? this.#parent?.inbound)?.fields.traceParent;
     const kind = kindConsumer;
     if (producer === undefined) {
@@ -342,5 +331,57 @@ export class AmbientSpan implements Span<BullmqContext> {
     }
     this.#otelSpan.setAttributes(this.#pending);
     return this.#otelSpan;
+  }
+}
+
+/** Stands in where no OpenTelemetry is registered any more: an invalid, non-recording span context. */
+const noOtelSpan = remoteSpan({ traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 0 });
+
+/** A consumer's span as OpenTelemetry sees it during the run: the real span, started on first use. */
+class LazyOtelSpan implements OtelSpan {
+  readonly #owner: AmbientSpan;
+
+  constructor(owner: AmbientSpan) {
+    this.#owner = owner;
+  }
+
+  spanContext(): OtelSpanContext {
+    return this.#real().spanContext();
+  }
+
+  setAttribute(key: string, value: unknown): this {
+    this.#real().setAttribute(key, value);
+    return this;
+  }
+
+  setAttributes(attributes: Record<string, unknown>): this {
+    this.#real().setAttributes(attributes);
+    return this;
+  }
+
+  addEvent(name: string, attributes?: Record<string, unknown>): this {
+    this.#real().addEvent(name, attributes);
+    return this;
+  }
+
+  recordException(exception: unknown, time?: unknown): void {
+    this.#real().recordException(exception, time);
+  }
+
+  setStatus(status: { code: number; message?: string }): this {
+    this.#real().setStatus(status);
+    return this;
+  }
+
+  end(): void {
+    this.#owner.end();
+  }
+
+  isRecording(): boolean {
+    return this.#real().isRecording();
+  }
+
+  #real(): OtelSpan {
+    return this.#owner.startedOtelSpan() ?? noOtelSpan;
   }
 }

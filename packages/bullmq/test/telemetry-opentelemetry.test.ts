@@ -130,6 +130,26 @@ describe('bullmqTelemetry() with OpenTelemetry', () => {
     expect(process!.events.map((event) => event.name)).toEqual(['event', 'exception']);
   });
 
+  it('ending the active span in a run ends the consumer span, once', () => {
+    run(telemetry, consumer, '8', () => otelTrace.getSpan(context.active())!.end(), remote);
+    expect(finished('process q')).toHaveLength(1);
+  });
+
+  it("a worker's background loop runs from the root: no request, no span of whoever started the worker", () => {
+    const seen = otelTrace.getTracer('t').startActiveSpan('worker-startup', (startup) =>
+      requestContext.run({ requestId: 'startup' }, () => {
+        const { contextManager } = telemetry;
+        const result = contextManager.with(contextManager.root!(), () => [
+          otelTrace.getSpan(context.active()),
+          requestContext.get('requestId'),
+        ]);
+        startup.end();
+        return result;
+      }),
+    );
+    expect(seen).toEqual([undefined, undefined]);
+  });
+
   it('a consumer span that BullMQ never names still starts, and ends once', () => {
     const span = telemetry.tracer.startSpan('process q', { kind: consumer });
     span.addEvent('before naming');

@@ -34,3 +34,4 @@ export { forwardingFunction, type Forward } from './forwarding-function.js';
 export { functionWithNameAndLength, lengthOf } from './copy-name-and-length.js';
 export { carrierKeys, readCarrier, type CarrierFields } from './carrier.js';
 export { isValidTraceState, maxTraceStateLength } from './trace-context.js';
+export { runReadJob, type ReadJobRun } from './run-job.js';

@@ -1,9 +1,9 @@
-import { readCarrier } from './carrier.js';
+import { readCarrier, type CarrierFields } from './carrier.js';
+import { runScopeFromRoot } from './context.js';
 import { errors } from './errors.js';
 import { readOptions, rule, rules, type OptionShape } from './read-options.js';
 import { requestContext, type JobInfo, type RequestStore } from './request-context.js';
 import { isValidRequestId, uuidv7 } from './request-id.js';
-import { runInRoot } from './root.js';
 import { notAFunction } from './validate.js';
 
 /** One run of a job, message or schedule tick, as runJob takes it. */
@@ -54,11 +54,22 @@ export function runJob<R>(job: JobRun, fn: () => R): R {
   const given = readOptions<JobRun>(job, jobShape, { where, path: 'job' });
   if (given.name === undefined) throw errors.invalidOption(where, 'job.name', jobShape.name.expected, undefined);
   if (typeof fn !== 'function') throw notAFunction(where, fn);
-  return runInRoot(() => requestContext.run(jobValues(given), fn));
+  return runReadJob(given, readCarrier(given.carrier), fn);
 }
 
-function jobValues(job: JobRun): RequestStore {
-  const fields = readCarrier(job.carrier);
+/** A job run whose carrier its adapter has already read (readCarrier): what runReadJob takes. */
+export type ReadJobRun = Omit<JobRun, 'carrier'>;
+
+/**
+ * runJob for adapters that read the producer's carrier themselves (a queue binding that parses its metadata
+ * once, and keeps the fields for the retry's metadata): no second reading, no options check. `job` comes from
+ * the adapter's own code, typed; `fields` only from readCarrier. Every job a worker takes goes through here.
+ */
+export function runReadJob<R>(job: ReadJobRun, fields: CarrierFields, fn: () => R): R {
+  return runScopeFromRoot(requestContext, jobValues(job, fields), fn);
+}
+
+function jobValues(job: ReadJobRun, fields: CarrierFields): RequestStore {
   const info: { -readonly [K in keyof JobInfo]: JobInfo[K] } = { name: job.name };
   if (job.id !== undefined && isValidRequestId(job.id)) info.id = job.id;
   if (job.system !== undefined) info.system = job.system;

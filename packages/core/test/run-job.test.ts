@@ -1,5 +1,7 @@
 // runJob: one run of a job, in a fresh requestContext scope from the root, fed by a carrier.
 import { AmbientError, Variable, contextCarrier, requestContext, runJob } from '@ambient/core';
+import { readCarrier, runReadJob } from '@ambient/core/adapter';
+import { runScopeFromRoot, type Context } from '../src/context.js';
 import { expectAmbientError } from './helpers/starting-states.js';
 
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -128,5 +130,53 @@ describe('runJob(job, fn)', () => {
 
   it('refuses a callback that is not a function', () => {
     expect(() => runJob({ name: 'j' }, 'nope' as never)).toThrow(AmbientError);
+  });
+});
+
+describe('runReadJob(job, fields, fn), for adapters that read the carrier themselves', () => {
+  const carrier = requestContext.run(
+    { requestId: 'http-9', correlationId: 'chain-1', traceId, spanId },
+    contextCarrier,
+  );
+
+  it('opens the same scope runJob opens from the same carrier', () => {
+    const job = { name: 'send', id: '7', system: 'amqp', queue: 'mail', attempt: 2 };
+    const fromRunJob = runJob({ ...job, carrier }, () => requestContext.snapshot());
+    const fromRead = runReadJob(job, readCarrier(carrier), () => requestContext.snapshot());
+    expect(fromRead).toEqual({ ...fromRunJob, requestId: expect.stringMatching(uuidv7) });
+    expect(fromRead?.requestId).not.toBe(fromRunJob?.requestId);
+    expect(fromRead).toMatchObject({ causationId: 'http-9', correlationId: 'chain-1', traceId, spanId });
+  });
+
+  it('honours link with read fields: causation and correlation kept, no trace', () => {
+    const fields = readCarrier(carrier);
+    const seen = runReadJob({ name: 'send', link: true }, fields, () => requestContext.snapshot());
+    expect(seen).toMatchObject({ causationId: 'http-9', correlationId: 'chain-1' });
+    expect(seen?.traceId).toBeUndefined();
+  });
+
+  it('runs from the root, whatever the caller had', () => {
+    const seen = worker.run('startup', () =>
+      requestContext.run({ requestId: 'caller', user: 'u' } as never, () =>
+        runReadJob({ name: 'send' }, {}, () => [worker.get(), requestContext.get('requestId')]),
+      ),
+    );
+    expect(seen[0]).toBeUndefined();
+    expect(seen[1]).toMatch(uuidv7);
+  });
+});
+
+describe('runScopeFromRoot(context, values, fn)', () => {
+  it('falls back to runInRoot(() => context.run(values, fn)) for a context made by an older copy', () => {
+    // An older @ambient/core that created the shared requestContext first has no runFromRoot method.
+    const older: Context<{ requestId: string }> = Object.create(requestContext, {
+      [Symbol.for('@ambient/core.Context.runFromRoot.v1')]: { value: undefined },
+    }) as Context<{ requestId: string }>;
+    const seen = worker.run('caller', () =>
+      requestContext.run({ requestId: 'outer' }, () =>
+        runScopeFromRoot(older, { requestId: 'job' }, () => [worker.get(), requestContext.snapshot()]),
+      ),
+    );
+    expect(seen).toEqual([undefined, { requestId: 'job' }]);
   });
 });
