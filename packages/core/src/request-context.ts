@@ -46,14 +46,15 @@ export interface JobInfo {
 class RequestContext extends ScopedContext<RequestStore> {
   override get<K extends keyof RequestStore>(key: K): RequestStore[K] | undefined {
     const value = super.get(key);
-    if (key !== 'traceId' && key !== 'spanId') return value;
+    if (key !== 'traceId' && key !== 'spanId' && key !== 'traceFlags') return value;
     const source = currentTraceSource();
     if (source === undefined || !this.active) return value;
     const trace = source();
     if (trace === undefined) return value;
+    if (key === 'traceFlags') return (flagsOf(trace) ?? value) as RequestStore[K];
     // tsc needs both assertions (K is narrowed for the check, not for indexing); the linter sees them as no-ops.
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
-    return trace[key as keyof ActiveTrace] as RequestStore[K];
+    return trace[key as 'traceId' | 'spanId'] as RequestStore[K];
   }
 
   override require<K extends keyof RequestStore>(key: K): Exclude<RequestStore[K], undefined> {
@@ -69,8 +70,22 @@ class RequestContext extends ScopedContext<RequestStore> {
     const source = currentTraceSource();
     if (values === undefined || source === undefined) return values;
     const trace = source();
-    return trace === undefined ? values : Object.freeze({ ...values, traceId: trace.traceId, spanId: trace.spanId });
+    if (trace === undefined) return values;
+    const active: Partial<RequestStore> = { ...values, traceId: trace.traceId, spanId: trace.spanId };
+    const traceFlags = flagsOf(trace);
+    if (traceFlags !== undefined) active.traceFlags = traceFlags;
+    return Object.freeze(active);
   }
+}
+
+/**
+ * The active span's flags as the two hex digits of a traceparent: a carrier or log line inside a sampled span
+ * says `01` even where the request came in without a traceparent.
+ */
+function flagsOf(trace: ActiveTrace): string | undefined {
+  const flags = trace.traceFlags;
+  if (typeof flags !== 'number' || !Number.isInteger(flags) || flags < 0 || flags > 0xff) return undefined;
+  return flags.toString(16).padStart(2, '0');
 }
 
 /**

@@ -4,6 +4,8 @@ import { sharedSingleton } from './storage.js';
 export interface ActiveTrace {
   readonly traceId: string;
   readonly spanId: string;
+  /** W3C trace flags as a number (OpenTelemetry's SpanContext#traceFlags): bit 0 is `sampled`. */
+  readonly traceFlags?: number;
 }
 
 /** Reports the active span of the current flow, or `undefined` when none is active. Called on every read. */

@@ -1,4 +1,4 @@
-import { requestContext } from '@ambient/core';
+import { contextCarrier, requestContext } from '@ambient/core';
 import { setTraceSource, type ActiveTrace } from '@ambient/core/adapter';
 
 describe('setTraceSource: requestContext reports the active span', () => {
@@ -33,6 +33,24 @@ describe('setTraceSource: requestContext reports the active span', () => {
       expect(() => requestContext.require('traceId')).toThrow(
         expect.objectContaining({ code: 'ERR_AMBIENT_MISSING_VALUE' }),
       );
+    });
+  });
+
+  it("reports the active span's trace flags, so a carrier from a sampled span says sampled", () => {
+    requestContext.run({ requestId: 'r', traceFlags: '00' }, () => {
+      active = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', traceFlags: 1 };
+      expect(requestContext.get('traceFlags')).toBe('01');
+      expect(requestContext.snapshot()).toMatchObject({ traceFlags: '01' });
+      expect(contextCarrier().traceparent).toBe('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
+      // A source that gives no usable flags leaves the scope's own.
+      for (const traceFlags of [undefined, 256, -1, 1.5]) {
+        active = { traceId: 't', spanId: 's', ...(traceFlags === undefined ? {} : { traceFlags }) };
+        expect(requestContext.get('traceFlags')).toBe('00');
+      }
+    });
+    requestContext.run({ requestId: 'r' }, () => {
+      active = { traceId: 't', spanId: 's' };
+      expect(requestContext.snapshot()).toEqual({ requestId: 'r', traceId: 't', spanId: 's' });
     });
   });
 
