@@ -1,5 +1,6 @@
 import { readCarrier, readOptions, rules, runReadJob, type OptionShape, type ReadJobRun } from '@ambient/core/adapter';
 import { errors } from './errors.js';
+import { activeSpanOfTrace } from './instrumentation-span.js';
 
 /** The parts of an amqplib ConsumeMessage this package reads. */
 export interface ConsumeMessageLike {
@@ -29,9 +30,10 @@ const optionShape: OptionShape<ConsumeHandlerOptions> = {
  * `handler`, made to handle each message in a fresh requestContext scope (runJob): a new request id, the
  * publisher's request as `causationId`, the chain's `correlationId`, the publisher's trace, and
  * `job: { name, id (messageId), system: 'amqp', queue, attempt }`. Everything the handler does runs there:
- * its awaits, `channel.ack`/`nack`, its errors. Headers that are missing or fail their checks (a message from
- * a plain client, by hand) give a fresh chain; nothing unchecked is logged. `null` (the broker cancelled the
- * consumer) reaches the handler as it is, outside any scope.
+ * its awaits, `channel.ack`/`nack`, its errors. A span of the message's trace that an instrumentation made active
+ * around the callback (@opentelemetry/instrumentation-amqplib's consumer span) stays active in the run. Headers
+ * that are missing or fail their checks (a message from a plain client, by hand) give a fresh chain; nothing
+ * unchecked is logged. `null` (the broker cancelled the consumer) reaches the handler as it is, outside any scope.
  *
  *     await channel.consume('mail', consumeHandler(async (msg) => { …; channel.ack(msg!); }, { queue: 'mail' }));
  */
@@ -54,7 +56,16 @@ export function consumeHandler<M extends ConsumeMessageLike, R>(
     if (attempt !== undefined) run.attempt = attempt;
     if (given.link !== undefined) run.link = given.link;
     if (given.generateRequestId !== undefined) run.generateRequestId = given.generateRequestId;
-    return runReadJob(run, readCarrier(properties?.headers), () => handler(message));
+    const carried = readCarrier(properties?.headers);
+    // The run opens from the root, which would drop the consumer span an instrumentation made active around this
+    // callback (@opentelemetry/instrumentation-amqplib): it is entered again inside, when it continues the trace.
+    const traceId = given.link === true ? undefined : carried.traceParent?.traceId;
+    const enterSpan = traceId === undefined ? undefined : activeSpanOfTrace(traceId);
+    return runReadJob(
+      run,
+      carried,
+      enterSpan === undefined ? () => handler(message) : () => enterSpan(() => handler(message)),
+    );
   };
 }
 
