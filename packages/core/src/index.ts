@@ -3,6 +3,7 @@ export { Snapshot } from './snapshot.js';
 export { bindEmitter } from './bind-emitter.js';
 export { createContext, type Context, type ContextOptions } from './context.js';
 export { runInRoot } from './root.js';
+export { bindCallback } from './bind-callback.js';
 export { requestContext, type JobInfo, type RequestStore } from './request-context.js';
 export { contextCarrier, type ContextCarrier } from './carrier.js';
 export { runJob, type JobRun } from './run-job.js';

@@ -116,6 +116,10 @@ function registry(): Registry {
 const current = registry();
 
 export const storage: FrameStorage = current.storage;
+
+/** The AsyncLocalStorage itself, for diagnostics_channel's bindStore; none on the AsyncContext backend. */
+export const channelStorage: AsyncLocalStorage<Frame> | undefined =
+  current.backend === 'AsyncLocalStorage' ? (current.storage as AsyncLocalStorage<Frame>) : undefined;
 export const runWithFrame: RunWithFrame = current.runWithFrame;
 
 /** How context propagates in this process; see asyncContextImplementation() in root.ts. */

@@ -1,0 +1,30 @@
+import { lengthOf } from './copy-name-and-length.js';
+import { forwardingFunction } from './forwarding-function.js';
+import { runInFrame } from './run-in-frame.js';
+import { storage, type Frame } from './storage.js';
+import { notAFunction } from './validate.js';
+
+/**
+ * `callback`, bound to the values current now for its first call, as a driver's callback must be: a pool calls a
+ * queued `connect`/`getConnection` callback from whoever released the connection, and a query callback from
+ * the socket's events, so without this it runs in another request (mysql2 before 3.20, pg and pg-pool today:
+ * DataDog/dd-trace-js#8826, brianc/node-postgres#3650). After that first call the values are dropped and
+ * later calls run as called: some drivers keep a callback for ever (pg keeps a client's connect callback in a
+ * listener), and holding the request's values there would keep the request alive. For a listener called many
+ * times use Snapshot.wrap or bindEmitter. `length` is kept (drivers tell callbacks apart by arity); `this` and
+ * the arguments pass through.
+ *
+ *     pool.connect(bindCallback((err, client, release) => { … }));
+ */
+export function bindCallback<F extends (...args: never[]) => unknown>(callback: F): F {
+  if (typeof callback !== 'function') throw notAFunction('bindCallback(callback)', callback);
+  let frame: Frame | undefined = storage.getStore();
+  let bound = true;
+  return forwardingFunction(lengthOf(callback), (thisArg, args) => {
+    if (!bound) return Reflect.apply(callback, thisArg, args) as unknown;
+    const captured = frame;
+    bound = false;
+    frame = undefined;
+    return runInFrame(captured, callback, thisArg, args);
+  }) as unknown as F;
+}

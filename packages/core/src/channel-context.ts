@@ -1,0 +1,42 @@
+import type { Channel } from 'node:diagnostics_channel';
+import { runInFrame } from './run-in-frame.js';
+import { channelStorage, storage, type Frame } from './storage.js';
+
+declare const kCaptured: unique symbol;
+
+/** The values current where it was captured, opaque: what a diagnostics_channel subscriber keeps for later. */
+export interface CapturedContext {
+  readonly [kCaptured]: true;
+}
+
+/** The values current now (every Variable and Context), or `undefined` outside any scope. */
+export function captureContext(): CapturedContext | undefined {
+  return storage.getStore() as CapturedContext | undefined;
+}
+
+/** Calls `fn` with `captured` current (`undefined`: outside any scope), restoring the caller's values after. */
+export function runInCapturedContext<R>(captured: CapturedContext | undefined, fn: () => R): R {
+  return runInFrame(captured as Frame | undefined, fn, undefined, []);
+}
+
+/**
+ * Makes `channel` run what it wraps in the context `transform` returns for each message (`undefined`: outside
+ * any scope), through Node's `Channel#bindStore`: a TracingChannel's `asyncStart` runs a traced callback with
+ * it (`traceCallback`, Node 20 to 26), its `start` the traced call itself. This is how a driver that publishes
+ * TracingChannel events (mysql2 3.20+, ioredis 5.11+, @redis/client 5.12+) gets a callback back into its
+ * caller's context without patching. `transform` must not throw: Node reports a throw from it as an uncaught
+ * exception. Returns the function that unbinds, or `undefined` where values do not live in an
+ * AsyncLocalStorage (the AsyncContext backend), which a channel cannot bind.
+ */
+export function bindChannelContext(
+  channel: Channel,
+  transform: (message: unknown) => CapturedContext | undefined,
+): (() => void) | undefined {
+  const als = channelStorage;
+  if (als === undefined) return undefined;
+  // A captured context is a frame (captureContext); undefined runs outside any scope, as als.run(undefined) does.
+  channel.bindStore(als, transform);
+  return () => {
+    channel.unbindStore(als);
+  };
+}
