@@ -11,6 +11,7 @@ const packages = {
   opentelemetry: '@ambient/opentelemetry-context',
   bullmq: '@ambient/bullmq-context',
   amqp: '@ambient/amqp-context',
+  drivers: '@ambient/drivers-context',
 };
 
 const swc = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }];
@@ -56,6 +57,7 @@ module.exports = {
     './packages/opentelemetry/src/': { lines: 99, statements: 99, functions: 100, branches: 91 },
     './packages/bullmq/src/': { lines: 99, statements: 99, functions: 96, branches: 89 },
     './packages/amqp/src/': { lines: 100, statements: 100, functions: 100, branches: 95 },
+    './packages/drivers/src/': { lines: 95, statements: 95, functions: 95, branches: 85 },
     './packages/conformance/src/': { lines: 98, statements: 98, functions: 97, branches: 86 },
   },
 };

@@ -1,0 +1,95 @@
+import { tracingChannel } from 'node:diagnostics_channel';
+import { bindChannelContext, captureContext, type CapturedContext } from '@ambient/core/adapter';
+
+/*
+ * The drivers that publish Node's TracingChannel events: mysql2 from 3.20 (lib/tracing.js), ioredis from 5.11,
+ * @redis/client from 5.12. A callback they trace with traceCallback runs inside the channel's `asyncStart`
+ * (Node 20 to 26): bound to the context recorded at `start`, it runs in its caller's context instead of the one
+ * that released a pooled connection (DataDog/dd-trace-js#8826) or opened the socket. Promise paths
+ * (tracePromise) already keep their caller's context and need nothing.
+ */
+
+/** Where a traced call's caller context is kept, on the driver's own context object: a symbol nobody lists. */
+const kCaller = Symbol('@ambient/drivers-context.caller');
+
+export type DriverName = 'mysql2' | 'ioredis' | 'node-redis' | 'pg';
+
+interface GuardedChannel {
+  readonly driver: DriverName;
+  readonly name: string;
+  /** Its callbacks (traceCallback) run back in the caller's context. */
+  readonly restoresCallbacks: boolean;
+  /** What it traces may open a connection, which then keeps the context it was opened in for ever. */
+  readonly opensConnections: boolean;
+}
+
+export const guardedChannels: readonly GuardedChannel[] = [
+  { driver: 'mysql2', name: 'mysql2:query', restoresCallbacks: true, opensConnections: false },
+  { driver: 'mysql2', name: 'mysql2:execute', restoresCallbacks: true, opensConnections: false },
+  // pool.getConnection(cb), and pool.query/execute through it: the queued callback and the pool's new sockets.
+  { driver: 'mysql2', name: 'mysql2:pool:connect', restoresCallbacks: true, opensConnections: true },
+  // Connects and reconnects, lazy ones included: the socket then keeps no request alive and its events see none.
+  { driver: 'ioredis', name: 'ioredis:connect', restoresCallbacks: false, opensConnections: true },
+  { driver: 'node-redis', name: 'node-redis:connect', restoresCallbacks: false, opensConnections: true },
+];
+
+/** A driver's context object, where it can take our field: Node 26 passes a frozen one when none is given. */
+function writable(message: unknown): message is Record<symbol, unknown> {
+  return typeof message === 'object' && message !== null && Object.isExtensible(message);
+}
+
+/** `start`: records the caller's context once (a `start` bound to detach runs first, in no context). */
+export function recordCaller(message: unknown): void {
+  if (writable(message) && !(kCaller in message)) message[kCaller] = captureContext();
+}
+
+/** The context recorded at `start`; where none was (guarded mid-call), the current one: never throws. */
+export function callerOf(message: unknown): CapturedContext | undefined {
+  if (typeof message === 'object' && message !== null && kCaller in message) {
+    return (message as Record<symbol, CapturedContext | undefined>)[kCaller];
+  }
+  return captureContext();
+}
+
+/** `start` of a call that may open a connection: recorded, then run outside any request. */
+function detachRecordingCaller(message: unknown): undefined {
+  recordCaller(message);
+  return undefined;
+}
+
+export interface ChannelGuardResult {
+  readonly channels: readonly string[];
+  readonly undo: () => void;
+}
+
+/** Binds the guarded channels of `drivers`; `undefined` where channels cannot bind (the AsyncContext backend). */
+export function guardChannels(
+  drivers: ReadonlySet<DriverName>,
+  detachConnections: boolean,
+): ChannelGuardResult | undefined {
+  const undos: Array<() => void> = [];
+  const names: string[] = [];
+  for (const guarded of guardedChannels) {
+    if (!drivers.has(guarded.driver)) continue;
+    if (!guarded.restoresCallbacks && !(guarded.opensConnections && detachConnections)) continue;
+    const channel = tracingChannel(guarded.name);
+    if (guarded.opensConnections && detachConnections) {
+      const unbind = bindChannelContext(channel.start, detachRecordingCaller);
+      if (unbind === undefined) return undoAll(undos);
+      undos.push(unbind);
+    }
+    if (guarded.restoresCallbacks) {
+      const unbind = bindChannelContext(channel.asyncStart, callerOf);
+      if (unbind === undefined) return undoAll(undos);
+      channel.start.subscribe(recordCaller);
+      undos.push(unbind, () => channel.start.unsubscribe(recordCaller));
+    }
+    names.push(guarded.name);
+  }
+  return { channels: names, undo: () => undoAll(undos) };
+}
+
+function undoAll(undos: ReadonlyArray<() => void>): undefined {
+  for (const undo of undos) undo();
+  return undefined;
+}

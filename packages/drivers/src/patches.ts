@@ -1,0 +1,178 @@
+import { performance } from 'node:perf_hooks';
+import { bindCallback, runInRoot } from '@ambient/core';
+import { captureContext } from '@ambient/core/adapter';
+import { patchMethod, withLastCallback } from './patch-method.js';
+import { emit, type QueryListener } from './query-log.js';
+import { redactStatement } from './statement.js';
+
+/*
+ * Small wrappers for drivers that publish no TracingChannel events: pg and pg-pool (brianc/node-postgres#3650
+ * is open), mysql2 before 3.20, and node-redis's client pool. Each binds the trailing callback to its caller's
+ * context for one call (bindCallback: pg keeps a client's connect callback in a listener for ever), and runs
+ * what opens a socket outside any request, so that the socket neither keeps the first request alive nor runs
+ * later callbacks in it. Results, errors, return values and timing are the driver's own.
+ */
+
+type Patch = () => (() => void) | undefined;
+
+/** A method that calls its trailing callback later, from another context: bound to the caller for one call. */
+function bindsCallback(start: object | undefined, name: string): Patch {
+  return () =>
+    patchMethod(
+      start,
+      name,
+      (original) =>
+        function (this: unknown, ...args: unknown[]) {
+          return Reflect.apply(original, this, withLastCallback(args, bindCallback));
+        },
+    );
+}
+
+/** A method that may open a socket: run outside any request, its callback bound to the caller for one call. */
+function opensConnection(start: object | undefined, name: string): Patch {
+  return () =>
+    patchMethod(
+      start,
+      name,
+      (original) =>
+        function (this: unknown, ...args: unknown[]) {
+          const bound = withLastCallback(args, bindCallback);
+          return runInRoot(() => Reflect.apply(original, this, bound));
+        },
+    );
+}
+
+function prototypeOf(value: unknown): object | undefined {
+  if (typeof value !== 'function') return undefined;
+  const prototype = (value as { prototype?: unknown }).prototype;
+  return typeof prototype === 'object' && prototype !== null ? prototype : undefined;
+}
+
+/** What can be patched of a module, by name (for the guard's report); a name whose method is missing is left out. */
+export interface PatchPlan {
+  readonly name: string;
+  readonly apply: Patch;
+}
+
+/** pg (and pg-pool, its Pool's base class): every callback path, and sockets opened outside requests. */
+export function pgPatches(
+  pg: { Pool?: unknown; Client?: unknown },
+  detachConnections: boolean,
+  onQuery: QueryListener | undefined,
+): PatchPlan[] {
+  const pool = prototypeOf(pg.Pool);
+  const client = prototypeOf(pg.Client);
+  return [
+    { name: 'pg Pool#connect', apply: bindsCallback(pool, 'connect') },
+    { name: 'pg Pool#query', apply: bindsCallback(pool, 'query') },
+    {
+      name: 'pg Client#query',
+      apply: onQuery === undefined ? bindsCallback(client, 'query') : loggedPgQuery(client, onQuery),
+    },
+    {
+      name: 'pg Client#connect',
+      apply: detachConnections ? opensConnection(client, 'connect') : bindsCallback(client, 'connect'),
+    },
+  ];
+}
+
+/** mysql2 before 3.20: the paths its TracingChannel events cover from 3.20. */
+export function mysql2Patches(
+  mysql2: { Pool?: unknown; Connection?: unknown },
+  detachConnections: boolean,
+): PatchPlan[] {
+  const pool = prototypeOf(mysql2.Pool);
+  const connection = prototypeOf(mysql2.Connection);
+  return [
+    {
+      name: 'mysql2 Pool#getConnection',
+      apply: detachConnections ? opensConnection(pool, 'getConnection') : bindsCallback(pool, 'getConnection'),
+    },
+    { name: 'mysql2 Pool#query', apply: bindsCallback(pool, 'query') },
+    { name: 'mysql2 Pool#execute', apply: bindsCallback(pool, 'execute') },
+    { name: 'mysql2 Connection#query', apply: bindsCallback(connection, 'query') },
+    { name: 'mysql2 Connection#execute', apply: bindsCallback(connection, 'execute') },
+  ];
+}
+
+/** node-redis: createClientPool().execute(fn) runs a queued fn from whoever released a client. */
+export function nodeRedisPatches(redis: { RedisClientPool?: unknown }): PatchPlan[] {
+  return [
+    { name: 'node-redis RedisClientPool#execute', apply: bindsCallback(prototypeOf(redis.RedisClientPool), 'execute') },
+  ];
+}
+
+/**
+ * Does this mysql2 publish TracingChannel events (3.20 and later)? mysql2 exports no version, so its query is
+ * asked: from 3.20 it goes through traceCallback (lib/base/connection.js).
+ */
+export function mysql2PublishesChannels(mysql2: { Connection?: unknown }): boolean {
+  const query = (prototypeOf(mysql2.Connection) as { query?: unknown } | undefined)?.query;
+  return typeof query === 'function' && Function.prototype.toString.call(query).includes('traceCallback');
+}
+
+/** The text of a pg query: `query(text, …)` or `query({ text }, …)`. */
+function pgText(config: unknown): string | undefined {
+  if (typeof config === 'string') return config;
+  const text = (config as { text?: unknown } | null | undefined)?.text;
+  return typeof text === 'string' ? text : undefined;
+}
+
+/**
+ * pg's Client#query, its callback bound as above, and each query reported to `onQuery` when it finishes, in
+ * the caller's context (pg publishes no channels to take it from). A promise-style query returns pg's promise
+ * chained once more, so its value and its error (pg's own, with pg's stack) reach the caller as they were. A
+ * Submittable (pg-cursor, pg-query-stream) is passed through unreported.
+ */
+function loggedPgQuery(client: object | undefined, onQuery: QueryListener): Patch {
+  return () =>
+    patchMethod(
+      client,
+      'query',
+      (original) =>
+        function (this: unknown, ...args: unknown[]) {
+          const config = args[0];
+          const text = pgText(config);
+          if (text === undefined || typeof (config as { submit?: unknown }).submit === 'function') {
+            return Reflect.apply(original, this, withLastCallback(args, bindCallback));
+          }
+          const caller = captureContext();
+          const started = performance.now();
+          const done = (failed: boolean) =>
+            emit(
+              onQuery,
+              {
+                system: 'postgresql',
+                driver: 'pg',
+                statement: redactStatement(text),
+                durationMs: performance.now() - started,
+                failed,
+              },
+              caller,
+            );
+          const last = args.length - 1;
+          const callback = args[last];
+          if (last > 0 && typeof callback === 'function') {
+            const bound = bindCallback(callback as (...a: unknown[]) => unknown);
+            const reported = args.slice();
+            reported[last] = function (this: unknown, error: unknown, ...rest: unknown[]) {
+              done(error !== null && error !== undefined);
+              return Reflect.apply(bound, this, [error, ...rest]);
+            };
+            return Reflect.apply(original, this, reported);
+          }
+          const result = Reflect.apply(original, this, args) as { then?: unknown } | undefined;
+          if (typeof result?.then !== 'function') return result;
+          return (result as Promise<unknown>).then(
+            (value) => {
+              done(false);
+              return value;
+            },
+            (error: unknown) => {
+              done(true);
+              throw error;
+            },
+          );
+        },
+    );
+}
