@@ -35,9 +35,4 @@ export { functionWithNameAndLength, lengthOf } from './copy-name-and-length.js';
 export { carrierKeys, readCarrier, type CarrierFields } from './carrier.js';
 export { isValidTraceState, maxTraceStateLength } from './trace-context.js';
 export { runReadJob, type ReadJobRun } from './run-job.js';
-export {
-  bindChannelContext,
-  captureContext,
-  runInCapturedContext,
-  type CapturedContext,
-} from './channel-context.js';
+export { bindChannelContext, captureContext, runInCapturedContext, type CapturedContext } from './channel-context.js';
