@@ -2,13 +2,15 @@
 import { runAsyncHop } from './core-async-hop.mjs';
 import { runBullmqJobs } from './bullmq-jobs.mjs';
 import { runCoreMicro } from './core-micro.mjs';
+import { runDrivers } from './drivers.mjs';
 import { runAllocations } from './frameworks/allocations.mjs';
 import { runFrameworks } from './frameworks/run.mjs';
 import { runFullStack } from './full-stack/run.mjs';
 import { runHttpSeed } from './http-seed/run.mjs';
 import { runOpenTelemetryBind } from './opentelemetry-bind.mjs';
 
-const only = process.env.BENCH_ONLY; // core | opentelemetry | bullmq | http | frameworks | allocations | full-stack
+// BENCH_ONLY: core | opentelemetry | bullmq | drivers | http | frameworks | allocations | full-stack
+const only = process.env.BENCH_ONLY;
 let withinBudget = true;
 if (only === undefined || only === 'core') {
   withinBudget = runCoreMicro() && withinBudget;
@@ -16,6 +18,7 @@ if (only === undefined || only === 'core') {
 }
 if (only === undefined || only === 'opentelemetry') runOpenTelemetryBind();
 if (only === undefined || only === 'bullmq') withinBudget = (await runBullmqJobs()) && withinBudget;
+if (only === undefined || only === 'drivers') withinBudget = (await runDrivers()) && withinBudget;
 if (only === undefined || only === 'http') withinBudget = (await runHttpSeed()) && withinBudget;
 if (only === undefined || only === 'frameworks') withinBudget = (await runFrameworks()) && withinBudget;
 if (only === undefined || only === 'allocations') await runAllocations();
