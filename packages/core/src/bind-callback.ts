@@ -10,7 +10,8 @@ import { notAFunction } from './validate.js';
  * the socket's events, so without this it runs in another request (mysql2 before 3.20, pg and pg-pool today:
  * DataDog/dd-trace-js#8826, brianc/node-postgres#3650). After that first call the values are dropped and
  * later calls run as called: some drivers keep a callback for ever (pg keeps a client's connect callback in a
- * listener), and holding the request's values there would keep the request alive. For a listener called many
+ * listener), and holding the request's values there would keep the request alive; the callback itself is then
+ * held weakly, so a later call reaches it only while something else keeps it. For a listener called many
  * times use Snapshot.wrap or bindEmitter. `length` is kept (drivers tell callbacks apart by arity); `this` and
  * the arguments pass through.
  *
@@ -19,12 +20,21 @@ import { notAFunction } from './validate.js';
 export function bindCallback<F extends (...args: never[]) => unknown>(callback: F): F {
   if (typeof callback !== 'function') throw notAFunction('bindCallback(callback)', callback);
   let frame: Frame | undefined = storage.getStore();
-  let bound = true;
+  let strong: F | undefined = callback;
+  // After the first call the callback is held weakly too: it may close over a promise of the request (a
+  // `new Promise((resolve) => pool.query(sql, resolve))`), and a library that keeps this function for ever must
+  // not keep that alive. Where it is still reachable otherwise, later calls reach it.
+  let weak: WeakRef<F> | undefined;
   return forwardingFunction(lengthOf(callback), (thisArg, args) => {
-    if (!bound) return Reflect.apply(callback, thisArg, args) as unknown;
+    if (strong === undefined) {
+      const later = weak?.deref();
+      return later === undefined ? undefined : (Reflect.apply(later, thisArg, args) as unknown);
+    }
+    const first = strong;
     const captured = frame;
-    bound = false;
+    weak = new WeakRef(first);
+    strong = undefined;
     frame = undefined;
-    return runInFrame(captured, callback, thisArg, args);
+    return runInFrame(captured, first, thisArg, args);
   }) as unknown as F;
 }

@@ -1,0 +1,191 @@
+// The adapter's diagnostics_channel helpers, on a real TracingChannel and traceCallback: what
+// @ambient/drivers-context does for mysql2 3.20+, done here by hand on a channel of the test's own.
+import { randomUUID } from 'node:crypto';
+import { tracingChannel, type TracingChannel } from 'node:diagnostics_channel';
+import { requestContext, Variable } from '@ambient/core';
+import { bindChannelContext, captureContext, runInCapturedContext, type CapturedContext } from '@ambient/core/adapter';
+import { itFromEveryState } from './helpers/starting-states.js';
+
+const seen = () => requestContext.get('requestId') ?? 'none';
+const kCaller = Symbol('caller');
+
+interface Message {
+  [kCaller]?: CapturedContext | undefined;
+}
+
+/**
+ * A pool in miniature on `channel`: `call(cb)` traces a call whose callback is kept (traceCallback, callback
+ * at position 0), `release()` calls it later from wherever it is called, as a pool hands a connection on.
+ */
+function pool(channel: TracingChannel<object, object>) {
+  const kept: Array<() => void> = [];
+  return {
+    call(callback: (error: null, value: string) => void): void {
+      channel.traceCallback(
+        (cb: (error: null, value: string) => void) => {
+          kept.push(() => cb(null, 'value'));
+        },
+        0,
+        {},
+        undefined,
+        callback,
+      );
+    },
+    release: () => kept.shift()!(),
+  };
+}
+
+describe('captureContext() and runInCapturedContext(captured, fn)', () => {
+  it('captures nothing outside any scope', () => {
+    expect(captureContext()).toBeUndefined();
+  });
+
+  itFromEveryState('runs fn in the captured values, restoring the caller’s after it returns or throws', () => {
+    const variable = new Variable<string>();
+    const captured = variable.run('captured', () => requestContext.run({ requestId: 'A' }, () => captureContext()));
+    expect(captured).toBeDefined();
+    variable.run('caller', () => {
+      expect(runInCapturedContext(captured, () => [variable.get(), seen()])).toEqual(['captured', 'A']);
+      expect(variable.get()).toBe('caller');
+      expect(() =>
+        runInCapturedContext(captured, () => {
+          throw new Error('boom');
+        }),
+      ).toThrow('boom');
+      expect([variable.get(), seen()]).toEqual(['caller', 'none']);
+    });
+  });
+
+  it('runInCapturedContext(undefined, fn) runs fn outside any scope', () => {
+    expect(requestContext.run({ requestId: 'caller' }, () => [runInCapturedContext(undefined, seen), seen()])).toEqual([
+      'none',
+      'caller',
+    ]);
+  });
+});
+
+describe('bindChannelContext(channel, transform) on a real TracingChannel', () => {
+  let channel: TracingChannel<object, object>;
+  const undos: Array<() => void> = [];
+  const record = (message: unknown) => {
+    (message as Message)[kCaller] = captureContext();
+  };
+  beforeEach(() => {
+    channel = tracingChannel(`ambient-test:${randomUUID()}`);
+  });
+  afterEach(() => {
+    for (const undo of undos.splice(0)) undo();
+  });
+
+  it('without it, a kept callback runs in whoever released; with it, in the caller recorded at start', () => {
+    const unguarded = pool(channel);
+    let saw: string | undefined;
+    requestContext.run({ requestId: 'B' }, () => unguarded.call(() => (saw = seen())));
+    requestContext.run({ requestId: 'A' }, () => unguarded.release());
+    expect(saw).toBe('A');
+
+    channel.start.subscribe(record);
+    undos.push(() => channel.start.unsubscribe(record));
+    const unbind = bindChannelContext(channel.asyncStart, (message) => (message as Message)[kCaller]);
+    expect(unbind).toBeInstanceOf(Function);
+    undos.push(unbind!);
+    const guarded = pool(channel);
+    const saws: Array<readonly [string, string]> = [];
+    for (const id of ['B1', 'B2', 'B3']) {
+      requestContext.run({ requestId: id }, () => guarded.call((_, value) => saws.push([id, `${seen()} ${value}`])));
+    }
+    const releaser: string[] = [];
+    requestContext.run({ requestId: 'A' }, () => {
+      for (let index = 0; index < 3; index++) {
+        guarded.release();
+        // The releaser has its own values back after each callback.
+        releaser.push(seen());
+      }
+    });
+    expect(saws).toEqual([
+      ['B1', 'B1 value'],
+      ['B2', 'B2 value'],
+      ['B3', 'B3 value'],
+    ]);
+    expect(releaser).toEqual(['A', 'A', 'A']);
+  });
+
+  it('the releaser gets its values back when the callback throws', () => {
+    channel.start.subscribe(record);
+    undos.push(() => channel.start.unsubscribe(record));
+    undos.push(bindChannelContext(channel.asyncStart, (message) => (message as Message)[kCaller])!);
+    const guarded = pool(channel);
+    requestContext.run({ requestId: 'B' }, () =>
+      guarded.call(() => {
+        throw new Error(`thrown in ${seen()}`);
+      }),
+    );
+    requestContext.run({ requestId: 'A' }, () => {
+      expect(() => guarded.release()).toThrow('thrown in B');
+      expect(seen()).toBe('A');
+    });
+  });
+
+  it('a transform returning undefined runs the callback outside any scope', () => {
+    undos.push(bindChannelContext(channel.asyncStart, () => undefined)!);
+    const guarded = pool(channel);
+    let saw: string | undefined;
+    requestContext.run({ requestId: 'B' }, () => guarded.call(() => (saw = seen())));
+    requestContext.run({ requestId: 'A' }, () => guarded.release());
+    expect(saw).toBe('none');
+  });
+
+  it('bound on start, it sets the context the traced call itself runs in (what opens a socket runs in none)', () => {
+    const recorded: Array<string | undefined> = [];
+    undos.push(
+      bindChannelContext(channel.start, (message) => {
+        recorded.push(seen());
+        (message as Message)[kCaller] = captureContext();
+        return undefined;
+      })!,
+    );
+    undos.push(bindChannelContext(channel.asyncStart, (message) => (message as Message)[kCaller])!);
+    let inside: string | undefined;
+    let callback: string | undefined;
+    const kept: Array<() => void> = [];
+    requestContext.run({ requestId: 'B' }, () =>
+      channel.traceCallback(
+        (cb: () => void) => {
+          inside = seen();
+          kept.push(cb);
+        },
+        0,
+        {},
+        undefined,
+        () => (callback = seen()),
+      ),
+    );
+    requestContext.run({ requestId: 'A' }, () => kept[0]!());
+    expect([recorded, inside, callback]).toEqual([['B'], 'none', 'B']);
+  });
+
+  it('the function it returns unbinds: callbacks run in whoever released again', () => {
+    channel.start.subscribe(record);
+    undos.push(() => channel.start.unsubscribe(record));
+    const unbind = bindChannelContext(channel.asyncStart, (message) => (message as Message)[kCaller])!;
+    expect(channel.asyncStart.hasSubscribers).toBe(true);
+    unbind();
+    expect(channel.asyncStart.hasSubscribers).toBe(false);
+    const guarded = pool(channel);
+    let saw: string | undefined;
+    requestContext.run({ requestId: 'B' }, () => guarded.call(() => (saw = seen())));
+    requestContext.run({ requestId: 'A' }, () => guarded.release());
+    expect(saw).toBe('A');
+  });
+
+  it('does not reach promise continuations, which keep their caller already (tracePromise)', async () => {
+    undos.push(bindChannelContext(channel.asyncStart, () => undefined)!);
+    undos.push(bindChannelContext(channel.asyncEnd, () => undefined)!);
+    let resolve!: (value: string) => void;
+    const pending = requestContext.run({ requestId: 'B' }, () =>
+      channel.tracePromise(() => new Promise<string>((done) => (resolve = done)), {}).then(() => seen()),
+    );
+    requestContext.run({ requestId: 'A' }, () => resolve('value'));
+    expect(await pending).toBe('B');
+  });
+});

@@ -1,0 +1,268 @@
+// Events of pools, clients and knex on the real servers: which request a listener runs in. Pool and socket
+// events run in whatever drives the pool or opened the socket; guardDrivers promises nothing about them, so
+// their values are recorded, not asserted: the tables below are what the README cites, and a run that sees
+// something else says so loudly. knex's `query` event and an awaited builder run in the request (promises),
+// which is asserted.
+//
+// | driver        | event (A opens the socket, B waits)   | without guard | with guard |
+// |---------------|---------------------------------------|---------------|------------|
+// | pg 8.23       | pool.on('connect')                    | A             | A          |
+// | pg 8.23       | pool.on('acquire')                    | A, A          | A, A       |
+// | mysql2 3.24   | pool.on('connection')                 | A             | none       |
+// | mysql2 3.24   | pool.on('acquire')                    | A             | none       |
+// | mysql2 3.24   | pool.on('enqueue')                    | B             | none       |
+// | mysql2 3.19   | pool.on('connection')                 | A             | none       |
+// | mysql2 3.19   | pool.on('acquire')                    | A             | none       |
+// | mysql2 3.19   | pool.on('enqueue')                    | B             | none       |
+// | ioredis 6     | client.on('ready') (first command, A) | A             | none       |
+// | node-redis 6  | client.on('ready') (connect() in A)   | A             | none       |
+// | knex 3 (pg)   | knex.on('query'), B's awaited builder | each B        | each B     |
+// | knex 3 (pg)   | knex.on('query-response'), the same   | each B        | each B     |
+// | knex 3 (pg)   | await knex.raw() queued behind A      | each B        | each B     |
+// (20 B requests at once for knex; one for the pools.) With the guard, what runs where a socket is opened or
+// a waiter is queued (mysql2 getConnection) runs outside any request: its events see none.
+import { Redis } from 'ioredis';
+import knexFactory, { type Knex } from 'knex';
+import mysql2 from 'mysql2';
+import mysql2v319 from 'mysql2-319';
+import pg from 'pg';
+import * as redis from 'redis';
+import { runInRoot } from '@ambient/core';
+import { guardDrivers, type DriverGuard } from '@ambient/drivers-context';
+import {
+  expectEachSawItself,
+  inRequest,
+  openedResources,
+  recordRow,
+  requestIds,
+  seen,
+  summarize,
+  type Seen,
+} from './helpers/requests.js';
+import { describeWithServices, mysqlConfig, pgConfig, redisConfig, redisUrl, versionOf } from './helpers/services.js';
+
+const phases = ['without guard', 'with guard'] as const;
+type Phase = (typeof phases)[number];
+
+/** Each event's listener calls, in order, as the request each ran in. */
+type Observed = Record<string, string[]>;
+
+function listen(emitter: { on(event: string, listener: () => void): unknown }, events: readonly string[]): Observed {
+  const observed: Observed = {};
+  for (const event of events) {
+    observed[event] = [];
+    emitter.on(event, () => observed[event]!.push(seen()));
+  }
+  return observed;
+}
+
+/** The rows of the table above: what a run saw, compared with what it says, never failing on a difference. */
+const documented: ReadonlyArray<readonly [driver: string, event: string, phase: Phase, saw: string]> = [
+  ['pg', "pool.on('connect')", 'without guard', 'A'],
+  ['pg', "pool.on('acquire')", 'without guard', 'A, A'],
+  ['pg', "pool.on('connect')", 'with guard', 'A'],
+  ['pg', "pool.on('acquire')", 'with guard', 'A, A'],
+  ['mysql2 3.24', "pool.on('connection')", 'without guard', 'A'],
+  ['mysql2 3.24', "pool.on('acquire')", 'without guard', 'A'],
+  ['mysql2 3.24', "pool.on('enqueue')", 'without guard', 'B'],
+  ['mysql2 3.24', "pool.on('connection')", 'with guard', 'none'],
+  ['mysql2 3.24', "pool.on('acquire')", 'with guard', 'none'],
+  ['mysql2 3.24', "pool.on('enqueue')", 'with guard', 'none'],
+  ['mysql2 3.19', "pool.on('connection')", 'without guard', 'A'],
+  ['mysql2 3.19', "pool.on('acquire')", 'without guard', 'A'],
+  ['mysql2 3.19', "pool.on('enqueue')", 'without guard', 'B'],
+  ['mysql2 3.19', "pool.on('connection')", 'with guard', 'none'],
+  ['mysql2 3.19', "pool.on('acquire')", 'with guard', 'none'],
+  ['mysql2 3.19', "pool.on('enqueue')", 'with guard', 'none'],
+  ['ioredis', "client.on('ready')", 'without guard', 'A'],
+  ['ioredis', "client.on('ready')", 'with guard', 'none'],
+  ['node-redis', "client.on('ready')", 'without guard', 'A'],
+  ['node-redis', "client.on('ready')", 'with guard', 'none'],
+];
+
+describeWithServices(['postgres', 'mariadb', 'redis'], 'events of pools, clients and knex', () => {
+  const resources = openedResources();
+  afterAll(() => resources.closeAll());
+
+  /** pg: A opens the pool's one connection and holds it; B waits for it. */
+  async function pgPoolEvents(): Promise<Observed> {
+    const pool = resources.track(new pg.Pool({ ...pgConfig, max: 1 }), (opened) => opened.end());
+    const observed = listen(pool, ['connect', 'acquire']);
+    let onHeld!: () => void;
+    const held = new Promise<void>((resolve) => (onHeld = resolve));
+    const a = new Promise<void>((resolve, reject) =>
+      inRequest('A', () =>
+        pool.connect((error, client, release) => {
+          if (error) return reject(error);
+          onHeld();
+          client!.query('SELECT pg_sleep(0.2)', () => {
+            release();
+            resolve();
+          });
+        }),
+      ),
+    );
+    await held;
+    await new Promise<void>((resolve, reject) =>
+      inRequest('B', () =>
+        pool.connect((error, _client, release) => {
+          release();
+          if (error) reject(error);
+          else resolve();
+        }),
+      ),
+    );
+    await a;
+    await resources.close(pool);
+    return observed;
+  }
+
+  /** mysql2: A opens the pool's one connection and holds it; B waits for it. */
+  async function mysqlPoolEvents(mysql: typeof mysql2): Promise<Observed> {
+    const pool = resources.track(
+      runInRoot(() => mysql.createPool({ ...mysqlConfig, connectionLimit: 1 })),
+      (opened) => new Promise<void>((resolve) => opened.end(() => resolve())),
+    );
+    const observed = listen(pool, ['connection', 'acquire', 'enqueue']);
+    let onHeld!: () => void;
+    const held = new Promise<void>((resolve) => (onHeld = resolve));
+    const a = new Promise<void>((resolve, reject) =>
+      inRequest('A', () =>
+        pool.getConnection((error, connection) => {
+          if (error) return reject(error);
+          onHeld();
+          connection.query('SELECT SLEEP(0.2)', () => {
+            connection.release();
+            resolve();
+          });
+        }),
+      ),
+    );
+    await held;
+    await new Promise<void>((resolve, reject) =>
+      inRequest('B', () =>
+        pool.getConnection((error, connection) => {
+          connection?.release();
+          if (error) reject(error);
+          else resolve();
+        }),
+      ),
+    );
+    await a;
+    await resources.close(pool);
+    return observed;
+  }
+
+  /** ioredis: a lazy client made at boot, whose first command (A's) opens the socket. */
+  async function ioredisEvents(): Promise<Observed> {
+    const client = resources.track(
+      runInRoot(() => new Redis({ ...redisConfig, lazyConnect: true })),
+      (opened) => opened.quit(),
+    );
+    const observed = listen(client, ['ready']);
+    await new Promise<void>((resolve, reject) => {
+      void inRequest('A', () => client.ping((error) => (error ? reject(error) : resolve())));
+    });
+    await resources.close(client);
+    return observed;
+  }
+
+  /** node-redis: a client made at boot, connected by A. */
+  async function nodeRedisEvents(): Promise<Observed> {
+    const client = resources.track(
+      runInRoot(() => redis.createClient({ url: redisUrl })),
+      (opened) => (opened.isOpen ? opened.quit() : undefined),
+    );
+    const observed = listen(client, ['ready']);
+    client.on('error', () => undefined);
+    await inRequest('A', () => client.connect());
+    await resources.close(client);
+    return observed;
+  }
+
+  for (const phase of phases) {
+    describe(phase, () => {
+      let guard: DriverGuard | undefined;
+      const observed = new Map<string, string>();
+      beforeAll(async () => {
+        if (phase === 'with guard') guard = guardDrivers({ pg, mysql2, redis });
+        const cells = (driver: string, events: Observed, names: Record<string, string>) => {
+          for (const [event, label] of Object.entries(names))
+            observed.set(`${driver} ${label}`, events[event]!.join(', '));
+        };
+        cells('pg', await pgPoolEvents(), { connect: "pool.on('connect')", acquire: "pool.on('acquire')" });
+        const mysqlEvents = {
+          connection: "pool.on('connection')",
+          acquire: "pool.on('acquire')",
+          enqueue: "pool.on('enqueue')",
+        };
+        cells('mysql2 3.24', await mysqlPoolEvents(mysql2), mysqlEvents);
+        guard?.dispose();
+        // mysql2 3.19 publishes no channels: guarded by patching, which takes the module.
+        if (phase === 'with guard') guard = guardDrivers({ pg, mysql2: mysql2v319 as unknown as typeof mysql2, redis });
+        cells('mysql2 3.19', await mysqlPoolEvents(mysql2v319 as unknown as typeof mysql2), mysqlEvents);
+        cells('ioredis', await ioredisEvents(), { ready: "client.on('ready')" });
+        cells('node-redis', await nodeRedisEvents(), { ready: "client.on('ready')" });
+      });
+      afterAll(() => guard?.dispose());
+
+      it.each(documented.filter((row) => row[2] === phase))(
+        '%s %s, %s: recorded (README table: %s)',
+        (driver, event, _, saw) => {
+          const cell = observed.get(`${driver} ${event}`);
+          expect(cell).toBeDefined();
+          recordRow(driver, event, phase, cell!);
+          if (cell !== saw) {
+            console.warn(`\n  ${driver} ${event} ${phase}: saw "${cell}", the README table says "${saw}": update it\n`);
+          }
+        },
+      );
+
+      describe('knex 3 with pg', () => {
+        let knex: Knex;
+        const queryEvents: Array<readonly [id: string, saw: string]> = [];
+        const responseEvents: Array<readonly [id: string, saw: string]> = [];
+        let onHeld: (() => void) | undefined;
+        beforeAll(async () => {
+          knex = resources.track(
+            runInRoot(() => knexFactory({ client: 'pg', connection: { ...pgConfig }, pool: { min: 0, max: 1 } })),
+            (opened) => opened.destroy(),
+          );
+          knex.on('query', (query: { bindings?: unknown[]; sql: string }) => {
+            if (query.sql.includes('pg_sleep')) onHeld?.();
+            const id = query.bindings?.[0];
+            if (typeof id === 'string') queryEvents.push([id, seen()]);
+          });
+          knex.on('query-response', (_response: unknown, query: { bindings?: unknown[] }) => {
+            const id = query.bindings?.[0];
+            if (typeof id === 'string') responseEvents.push([id, seen()]);
+          });
+          await runInRoot(() => knex.raw('SELECT 1'));
+        });
+
+        it("knex.on('query') and each awaited builder queued behind A run in their own request", async () => {
+          const held = new Promise<void>((resolve) => (onHeld = resolve));
+          const a = inRequest('A', () => knex.raw('SELECT pg_sleep(0.2)').then(() => seen()));
+          await held;
+          const awaited: Seen = await Promise.all(
+            requestIds().map((id) =>
+              inRequest(id, async () => {
+                await knex.raw('SELECT ?::text AS id', [id]);
+                return [id, seen()] as const;
+              }),
+            ),
+          );
+          expect(await a).toBe('A');
+          const driver = versionOf('knex');
+          recordRow(driver, "knex.on('query') for B's awaited builder", phase, summarize(queryEvents));
+          recordRow(driver, "knex.on('query-response') for B's awaited builder", phase, summarize(responseEvents));
+          recordRow(driver, 'await knex.raw() queued behind A', phase, summarize(awaited));
+          expect(queryEvents).toHaveLength(20);
+          expectEachSawItself(queryEvents);
+          expectEachSawItself(awaited);
+          await resources.close(knex);
+        });
+      });
+    });
+  }
+});

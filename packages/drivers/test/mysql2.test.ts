@@ -1,0 +1,226 @@
+// mysql2 on the real MariaDB at 127.0.0.1:3306, in two versions: 3.24, which publishes TracingChannel events
+// (guardDrivers binds them and patches nothing), and 3.19 (`mysql2-319`), which publishes none (guardDrivers
+// patches it). Each case runs first without the guard, recording what the waiting requests see, then with it,
+// where every request must see itself.
+import mysql2 from 'mysql2';
+import mysql2Promise from 'mysql2/promise';
+import mysql2v319 from 'mysql2-319';
+import mysql2v319Promise from 'mysql2-319/promise';
+import { runInRoot } from '@ambient/core';
+import { guardDrivers, type DriverGuard } from '@ambient/drivers-context';
+import {
+  canCollect,
+  collectGarbage,
+  everyRequest,
+  expectEachSawItself,
+  expectNoneSawItself,
+  inRequest,
+  inTrackedRequest,
+  openedResources,
+  recordRow,
+  requestIds,
+  seen,
+  summarize,
+  type Seen,
+} from './helpers/requests.js';
+import { describeWithServices, mysqlConfig, versionOf } from './helpers/services.js';
+
+type Mysql2 = typeof mysql2;
+type Mysql2Promise = typeof mysql2Promise;
+
+const variants = [
+  { driver: versionOf('mysql2'), how: 'TracingChannels', mysql: mysql2, promise: mysql2Promise },
+  {
+    driver: versionOf('mysql2-319'),
+    how: 'patched',
+    mysql: mysql2v319 as unknown as Mysql2,
+    promise: mysql2v319Promise as unknown as Mysql2Promise,
+  },
+];
+const phases = ['without guard', 'with guard'] as const;
+type Phase = (typeof phases)[number];
+
+/** What the research found the same on every run and Node version (20 to 26): asserted without the guard. */
+function expectUnguarded(phase: Phase, results: Seen): void {
+  if (phase === 'without guard') expectNoneSawItself(results);
+  else expectEachSawItself(results);
+}
+
+const endPool = (pool: mysql2.Pool) => new Promise<void>((resolve) => pool.end(() => resolve()));
+
+for (const { driver, how, mysql, promise } of variants) {
+  describeWithServices(['mariadb'], `${driver} (${how}): callbacks run in the request that made the call`, () => {
+    const resources = openedResources();
+    afterAll(() => resources.closeAll());
+
+    const newPool = () => resources.track(mysql.createPool({ ...mysqlConfig, connectionLimit: 1 }), endPool);
+
+    /** A pool whose one connection was opened at boot, outside any request. */
+    async function warmPool(): Promise<mysql2.Pool> {
+      const pool = newPool();
+      await new Promise<void>((resolve, reject) =>
+        runInRoot(() =>
+          pool.getConnection((error, connection) => {
+            if (error) return reject(error);
+            connection.release();
+            resolve();
+          }),
+        ),
+      );
+      return pool;
+    }
+
+    /**
+     * Request A takes the pool's one connection and holds it for `SELECT SLEEP(0.2)`, releasing it in the
+     * query's callback, or for 200 ms, releasing it from a timer of its own; `held` resolves once A has it.
+     */
+    function holdConnection(pool: mysql2.Pool, releasedFrom: 'query callback' | 'own timer') {
+      let onHeld!: () => void;
+      const held = new Promise<void>((resolve) => (onHeld = resolve));
+      const done = new Promise<void>((resolve, reject) =>
+        inRequest('A', () =>
+          pool.getConnection((error, connection) => {
+            if (error) return reject(error);
+            onHeld();
+            const finish = () => {
+              connection.release();
+              resolve();
+            };
+            // The sleep only makes the others wait; what they see never depends on how long it takes.
+            if (releasedFrom === 'own timer') setTimeout(finish, 200);
+            else connection.query('SELECT SLEEP(0.2)', (queryError) => (queryError ? reject(queryError) : finish()));
+          }),
+        ),
+      );
+      return { held, done };
+    }
+
+    for (const phase of phases) {
+      describe(phase, () => {
+        let guard: DriverGuard | undefined;
+        beforeAll(() => {
+          if (phase === 'with guard') guard = guardDrivers({ mysql2: mysql });
+        });
+        afterAll(() => guard?.dispose());
+
+        const paths: ReadonlyArray<
+          readonly [string, (pool: mysql2.Pool, id: string, report: (error: unknown) => void) => void]
+        > = [
+          [
+            'pool.getConnection(cb)',
+            (pool, _, report) =>
+              pool.getConnection((error, connection) => {
+                report(error);
+                connection?.release();
+              }),
+          ],
+          ['pool.query(sql, values, cb)', (pool, id, report) => pool.query('SELECT ? AS id', [id], report)],
+          ['pool.execute(sql, values, cb)', (pool, id, report) => pool.execute('SELECT ? AS id', [id], report)],
+        ];
+
+        for (const releasedFrom of ['query callback', 'own timer'] as const) {
+          it.each(paths)(`%s queued behind A, who releases from its ${releasedFrom}`, async (path, call) => {
+            const pool = await warmPool();
+            const a = holdConnection(pool, releasedFrom);
+            await a.held;
+            const results = await everyRequest(requestIds(), (id, report) => call(pool, id, report));
+            await a.done;
+            recordRow(driver, `${path} queued; A releases from its ${releasedFrom}`, phase, summarize(results));
+            expectUnguarded(phase, results);
+            await resources.close(pool);
+          });
+        }
+
+        it('mysql2/promise: getConnection(), query(), execute() queued behind A (right either way)', async () => {
+          const pool = resources.track(promise.createPool({ ...mysqlConfig, connectionLimit: 1 }), (opened) =>
+            opened.end(),
+          );
+          await runInRoot(async () => (await pool.getConnection()).release());
+          let onHeld!: () => void;
+          const held = new Promise<void>((resolve) => (onHeld = resolve));
+          const a = inRequest('A', async () => {
+            const connection = await pool.getConnection();
+            onHeld();
+            await connection.query('SELECT SLEEP(0.2)');
+            connection.release();
+          });
+          await held;
+          const results = await Promise.all(
+            requestIds().map((id) =>
+              inRequest(id, async () => {
+                const connection = await pool.getConnection();
+                const afterGet = [id, seen()] as const;
+                await connection.query('SELECT ? AS id', [id]);
+                const afterQuery = [id, seen()] as const;
+                connection.release();
+                await pool.query('SELECT ? AS id', [id]);
+                const afterPoolQuery = [id, seen()] as const;
+                await pool.execute('SELECT ? AS id', [id]);
+                return [afterGet, afterQuery, afterPoolQuery, [id, seen()] as const];
+              }),
+            ),
+          );
+          await a;
+          const flat = results.flat();
+          recordRow(driver, 'mysql2/promise getConnection() / query() / execute() queued', phase, summarize(flat));
+          expectEachSawItself(flat);
+          await resources.close(pool);
+        });
+      });
+    }
+  });
+
+  describeWithServices(
+    ['mariadb'],
+    `${driver} (${how}): a connection opened by a request keeps none of its values`,
+    () => {
+      const resources = openedResources();
+      afterAll(() => resources.closeAll());
+
+      for (const phase of phases) {
+        describe(phase, () => {
+          let guard: DriverGuard | undefined;
+          beforeAll(() => {
+            if (phase === 'with guard') guard = guardDrivers({ mysql2: mysql });
+          });
+          afterAll(() => guard?.dispose());
+
+          it("a pool's first query, in A, opens its socket: later callbacks see their own request, and A is collected", async () => {
+            // The pool itself is made at boot (its timers then keep no request); its first socket in A.
+            const pool = resources.track(
+              runInRoot(() => mysql.createPool({ ...mysqlConfig, connectionLimit: 1 })),
+              endPool,
+            );
+            const a = await inTrackedRequest('A', (done) => pool.query('SELECT 1', (error) => done(error)));
+            const ids = requestIds();
+            const viaPool = await everyRequest(ids, (_, report) => pool.query('SELECT 1', (error) => report(error)));
+            const viaConnection = await everyRequest(ids, (_, report) =>
+              pool.getConnection((error, connection) => {
+                if (error) return report(error);
+                connection.query('SELECT 1', (queryError) => {
+                  report(queryError);
+                  connection.release();
+                });
+              }),
+            );
+            recordRow(driver, 'lazy pool (socket opened in A): B pool.query(cb)', phase, summarize(viaPool));
+            recordRow(
+              driver,
+              'lazy pool (socket opened in A): B connection.query(cb)',
+              phase,
+              summarize(viaConnection),
+            );
+            expectUnguarded(phase, viaPool);
+            expectUnguarded(phase, viaConnection);
+            if (canCollect()) {
+              const collected = await collectGarbage(a.collected);
+              recordRow(driver, "lazy pool: A's values collected after A ended", phase, collected ? 'yes' : 'no');
+              if (phase === 'with guard') expect(collected).toBe(true);
+            }
+            await resources.close(pool);
+          });
+        });
+      }
+    },
+  );
+}

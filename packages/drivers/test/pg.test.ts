@@ -1,0 +1,254 @@
+// pg 8.23 on the real PostgreSQL at 127.0.0.1:5432: pg and pg-pool publish no channels
+// (brianc/node-postgres#3650), so guardDrivers({ pg }) patches them. Each case runs first without the guard,
+// recording what the waiting requests see, then with it, where every request must see itself.
+import pg from 'pg';
+import { runInRoot } from '@ambient/core';
+import { asyncContextImplementation } from '@ambient/core/adapter';
+import { guardDrivers, type DriverGuard } from '@ambient/drivers-context';
+import {
+  canCollect,
+  collectGarbage,
+  everyRequest,
+  expectEachSawItself,
+  expectNoneSawItself,
+  inRequest,
+  inTrackedRequest,
+  openedResources,
+  recordRow,
+  requestIds,
+  seen,
+  summarize,
+  type Seen,
+} from './helpers/requests.js';
+import { describeWithServices, pgConfig, versionOf } from './helpers/services.js';
+
+const driver = versionOf('pg');
+const phases = ['without guard', 'with guard'] as const;
+type Phase = (typeof phases)[number];
+
+/** What the research found the same on every run and Node version (20 to 26): asserted without the guard. */
+function expectUnguarded(phase: Phase, results: Seen): void {
+  if (phase === 'without guard') expectNoneSawItself(results);
+  else expectEachSawItself(results);
+}
+
+describeWithServices(['postgres'], 'pg: callbacks run in the request that made the call', () => {
+  const resources = openedResources();
+  afterAll(() => resources.closeAll());
+
+  function newPool(options: pg.PoolConfig = {}): pg.Pool {
+    return resources.track(new pg.Pool({ ...pgConfig, max: 1, ...options }), (pool) => pool.end());
+  }
+
+  /** A pool whose one connection was opened at boot, outside any request. */
+  async function warmPool(): Promise<pg.Pool> {
+    const pool = newPool();
+    await runInRoot(async () => (await pool.connect()).release());
+    return pool;
+  }
+
+  /**
+   * Request A takes the pool's one connection and holds it for `SELECT pg_sleep(0.2)`, releasing it in the
+   * query's callback, or for 200 ms, releasing it from a timer of its own; `held` resolves once A has it, `done` once A released it.
+   */
+  function holdConnection(pool: pg.Pool, how: 'query callback' | 'own timer') {
+    let onHeld!: () => void;
+    const held = new Promise<void>((resolve) => (onHeld = resolve));
+    const done = new Promise<void>((resolve, reject) =>
+      inRequest('A', () =>
+        pool.connect((error, client, release) => {
+          if (error) return reject(error);
+          onHeld();
+          const finish = () => {
+            release();
+            resolve();
+          };
+          // The sleep only makes the others wait; what they see never depends on how long it takes.
+          if (how === 'own timer') setTimeout(finish, 200);
+          else client!.query('SELECT pg_sleep(0.2)', (queryError) => (queryError ? reject(queryError) : finish()));
+        }),
+      ),
+    );
+    return { held, done };
+  }
+
+  for (const phase of phases) {
+    describe(phase, () => {
+      let guard: DriverGuard | undefined;
+      beforeAll(() => {
+        if (phase === 'with guard') guard = guardDrivers({ pg });
+      });
+      afterAll(() => guard?.dispose());
+
+      it.each(['query callback', 'own timer'] as const)(
+        'pool.connect(cb) queued behind A, who releases from its %s',
+        async (how) => {
+          const pool = await warmPool();
+          const a = holdConnection(pool, how);
+          await a.held;
+          const ids = requestIds();
+          const waiting = everyRequest(ids, (_, report) =>
+            pool.connect((error, _client, release) => {
+              report(error);
+              release();
+            }),
+          );
+          expect(pool.waitingCount).toBe(ids.length);
+          const results = await waiting;
+          await a.done;
+          recordRow(driver, `pool.connect(cb) queued; A releases from its ${how}`, phase, summarize(results));
+          expectUnguarded(phase, results);
+          await resources.close(pool);
+        },
+      );
+
+      it('pool.query(text, values, cb) queued behind A', async () => {
+        const pool = await warmPool();
+        const a = holdConnection(pool, 'query callback');
+        await a.held;
+        const rows: string[] = [];
+        const results = await everyRequest(requestIds(), (id, report) =>
+          pool.query<{ id: string }>('SELECT $1::text AS id', [id], (error, result) => {
+            if (result !== undefined) rows.push(result.rows[0]!.id);
+            report(error);
+          }),
+        );
+        await a.done;
+        expect(rows.sort()).toEqual(requestIds());
+        recordRow(driver, 'pool.query(text, cb) queued', phase, summarize(results));
+        expectUnguarded(phase, results);
+        await resources.close(pool);
+      });
+
+      it('client.query(cb) queued on one client opened at boot', async () => {
+        const client = resources.track(new pg.Client(pgConfig), (opened) => opened.end());
+        await runInRoot(() => client.connect());
+        const a = new Promise<void>((resolve, reject) =>
+          inRequest('A', () => client.query('SELECT pg_sleep(0.2)', (error) => (error ? reject(error) : resolve()))),
+        );
+        const results = await everyRequest(requestIds(), (id, report) =>
+          client.query('SELECT $1::text AS id', [id], (error) => report(error)),
+        );
+        await a;
+        recordRow(driver, 'client.query(cb) queued on one client', phase, summarize(results));
+        expectUnguarded(phase, results);
+        await resources.close(client);
+      });
+
+      it('promise paths: await pool.connect(), client.query() and pool.query() queued behind A (right either way)', async () => {
+        const pool = await warmPool();
+        const a = holdConnection(pool, 'query callback');
+        await a.held;
+        const results = await Promise.all(
+          requestIds().map((id) =>
+            inRequest(id, async () => {
+              const client = await pool.connect();
+              const afterConnect = [id, seen()] as const;
+              await client.query('SELECT 1');
+              const afterQuery = [id, seen()] as const;
+              client.release();
+              await pool.query('SELECT 1');
+              return [afterConnect, afterQuery, [id, seen()] as const];
+            }),
+          ),
+        );
+        await a.done;
+        const flat = results.flat();
+        recordRow(driver, 'promise pool.connect() / client.query() / pool.query() queued', phase, summarize(flat));
+        expectEachSawItself(flat);
+        await resources.close(pool);
+      });
+    });
+  }
+});
+
+describeWithServices(['postgres'], 'pg: a connection opened by a request keeps none of its values', () => {
+  const resources = openedResources();
+  afterAll(() => resources.closeAll());
+
+  for (const phase of phases) {
+    describe(phase, () => {
+      let guard: DriverGuard | undefined;
+      beforeAll(() => {
+        if (phase === 'with guard') guard = guardDrivers({ pg });
+      });
+      afterAll(() => guard?.dispose());
+
+      it("a pool's first query, in A, opens its socket: later callbacks see their own request, and A is collected", async () => {
+        const pool = resources.track(new pg.Pool({ ...pgConfig, max: 1 }), (opened) => opened.end());
+        const a = await inTrackedRequest('A', (done) => pool.query('SELECT 1', (error) => done(error)));
+        const ids = requestIds();
+        const viaQuery = await everyRequest(ids, (_, report) => pool.query('SELECT 1', (error) => report(error)));
+        const viaClient = await everyRequest(ids, (_, report) =>
+          pool.connect((error, client, release) => {
+            if (error) return report(error);
+            client!.query('SELECT 1', (queryError) => {
+              report(queryError);
+              release();
+            });
+          }),
+        );
+        recordRow(driver, 'lazy pool (socket opened in A): B pool.query(cb)', phase, summarize(viaQuery));
+        recordRow(driver, 'lazy pool (socket opened in A): B client.query(cb)', phase, summarize(viaClient));
+        expectUnguarded(phase, viaQuery);
+        expectUnguarded(phase, viaClient);
+        if (canCollect()) {
+          const collected = await collectGarbage(a.collected);
+          recordRow(driver, "lazy pool: A's values collected after A ended", phase, collected ? 'yes' : 'no');
+          if (phase === 'with guard') expect(collected).toBe(true);
+        }
+        await resources.close(pool);
+      });
+
+      // pg keeps a client's connect callback for ever (the closure of Client#_connect, pg/lib/client.js), and
+      // through it pg-pool's pending item and the first query's own callback. A callback that closes over a
+      // promise made in A keeps A's values where promises carry them (the async_hooks implementation: Node 20,
+      // 22) unless the guard's binding lets go of the callback after its one call (bindCallback holds it weakly).
+      it("the first query's callback closes over a promise made in A: A collected with the guard", async () => {
+        const pool = resources.track(new pg.Pool({ ...pgConfig, max: 1 }), (opened) => opened.end());
+        const a = await inTrackedRequest('A', (done) => {
+          new Promise<void>((resolve, reject) =>
+            pool.query('SELECT 1', (error) => (error ? reject(error) : resolve())),
+          ).then(() => done(null), done);
+        });
+        await everyRequest(requestIds(), (_, report) => pool.query('SELECT 1', (error) => report(error)));
+        if (canCollect()) {
+          const collected = await collectGarbage(a.collected);
+          recordRow(
+            driver,
+            `lazy pool, first callback closes over a promise made in A (${asyncContextImplementation()}): A collected`,
+            phase,
+            collected ? 'yes' : 'no',
+          );
+          if (phase === 'with guard') expect(collected).toBe(true);
+        }
+        await resources.close(pool);
+      });
+
+      it('a Client connected inside A: its connect callback sees A, later query callbacks their own request', async () => {
+        const client = resources.track(new pg.Client(pgConfig), (opened) => opened.end());
+        const a = await inTrackedRequest<string>('A', (done) =>
+          client.connect((error: Error | undefined) => done(error, seen())),
+        );
+        // The callback of the call A made runs in A, with or without the guard.
+        expect(a.value).toBe('A');
+        const results = await everyRequest(requestIds(), (id, report) =>
+          client.query('SELECT $1::text AS id', [id], (error) => report(error)),
+        );
+        recordRow(driver, 'Client connected in A: B client.query(cb)', phase, summarize(results));
+        expectUnguarded(phase, results);
+        if (canCollect()) {
+          const collected = await collectGarbage(a.collected);
+          recordRow(
+            driver,
+            "Client connected in A: A's values collected after A ended",
+            phase,
+            collected ? 'yes' : 'no',
+          );
+          if (phase === 'with guard') expect(collected).toBe(true);
+        }
+        await resources.close(client);
+      });
+    });
+  }
+});

@@ -1,0 +1,254 @@
+// The opt-in query log on the real servers: guardDrivers({ pg, onQuery: queryLogger(logger) }) with a pino
+// logger whose mixin is correlationMixin(), writing to a file read back here. One line per query or command,
+// with the request's id and the statement, never a parameter value: every query carries 'secret-42' and 7919
+// inline and 'secret-43' as a parameter, and no line may hold any of them.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import mysql2 from 'mysql2';
+import mysql2Promise from 'mysql2/promise';
+import pg from 'pg';
+import { pino } from 'pino';
+import * as redis from 'redis';
+import { runInRoot } from '@ambient/core';
+import { guardDrivers, queryLogger, type DriverGuard } from '@ambient/drivers-context';
+import { correlationMixin } from '@ambient/pino-context';
+import { everyRequest, expectEachSawItself, inRequest, openedResources, requestIds } from './helpers/requests.js';
+import { describeWithServices, mysqlConfig, pgConfig, redisConfig, redisUrl } from './helpers/services.js';
+
+interface LogLine {
+  level: number;
+  msg: string;
+  requestId?: string;
+  db: { system: string; driver: string; statement: string; durationMs: number };
+}
+
+const directory = mkdtempSync(join(tmpdir(), 'ambient-drivers-query-log-'));
+const logFile = join(directory, 'queries.log');
+const logger = pino({ mixin: correlationMixin() }, pino.destination({ dest: logFile, sync: true }));
+
+/** The raw lines written so far for request `requestId` (JSON text, to look for secrets anywhere in it). */
+function rawLinesOf(requestId: string): string[] {
+  return readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '' && (JSON.parse(line) as LogLine).requestId === requestId);
+}
+
+/** Exactly one line was written for `requestId`, and no secret anywhere in it: that line. */
+function onlyLineOf(requestId: string): LogLine {
+  const lines = rawLinesOf(requestId);
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).not.toMatch(/secret-4[23]/);
+  const line = JSON.parse(lines[0]!) as LogLine;
+  // An inline number is a value too (the raw line has numbers of its own: time, pid).
+  expect(line.db.statement).not.toContain('7919');
+  return line;
+}
+
+const pgStatement = "SELECT $1::text AS a, 'secret-42' AS b, 7919 AS c";
+const pgLogged = 'SELECT $1::text AS a, ? AS b, ? AS c';
+const mysqlStatement = "SELECT ? AS a, 'secret-42' AS b, 7919 AS c";
+const mysqlLogged = 'SELECT ? AS a, ? AS b, ? AS c';
+const key = `ambient-drivers-jest-${randomUUID()}:secret-42`;
+
+let guard: DriverGuard;
+beforeAll(() => {
+  guard = guardDrivers({ pg, onQuery: queryLogger(logger) });
+});
+afterAll(() => {
+  guard.dispose();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+describeWithServices(['postgres'], 'query log: pg (patched)', () => {
+  const resources = openedResources();
+  let pool: pg.Pool;
+  beforeAll(async () => {
+    pool = resources.track(new pg.Pool({ ...pgConfig, max: 1 }), (opened) => opened.end());
+    await runInRoot(async () => (await pool.connect()).release());
+  });
+  afterAll(() => resources.closeAll());
+
+  it('pool.query(text, values, cb): one info line with the request id and the statement, no values', async () => {
+    await new Promise<void>((resolve, reject) =>
+      inRequest('pg-callback', () =>
+        pool.query(pgStatement, ['secret-43'], (error) => (error ? reject(error) : resolve())),
+      ),
+    );
+    const line = onlyLineOf('pg-callback');
+    expect(line).toMatchObject({
+      level: 30,
+      msg: 'query',
+      db: { system: 'postgresql', driver: 'pg', statement: pgLogged },
+    });
+    expect(line.db.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('promise styles: client.query({ text, values }) and pool.query(text, values)', async () => {
+    await inRequest('pg-promise-client', async () => {
+      const client = await pool.connect();
+      try {
+        await client.query({ text: pgStatement, values: ['secret-43'] });
+      } finally {
+        client.release();
+      }
+    });
+    await inRequest('pg-promise-pool', () => pool.query(pgStatement, ['secret-43']));
+    for (const requestId of ['pg-promise-client', 'pg-promise-pool']) {
+      expect(onlyLineOf(requestId)).toMatchObject({ level: 30, db: { statement: pgLogged } });
+    }
+  });
+
+  it('a failing query: a warn line, and the error reaches the caller as pg made it', async () => {
+    const failing = "SELECT * FROM ambient_no_such_table WHERE secret = 'secret-42' AND n = $1";
+    const viaCallback = await new Promise<unknown>((resolve) =>
+      inRequest('pg-fails-callback', () => pool.query(failing, ['secret-43'], (error) => resolve(error))),
+    );
+    const viaPromise = await inRequest('pg-fails-promise', async () => {
+      const client = await pool.connect();
+      try {
+        return await client.query(failing, ['secret-43']).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      } finally {
+        client.release();
+      }
+    });
+    for (const error of [viaCallback, viaPromise]) {
+      expect(error).toBeInstanceOf(pg.DatabaseError);
+      expect(error).toMatchObject({ code: '42P01', severity: 'ERROR' });
+    }
+    for (const requestId of ['pg-fails-callback', 'pg-fails-promise']) {
+      expect(onlyLineOf(requestId)).toMatchObject({
+        level: 40,
+        msg: 'query failed',
+        db: { statement: 'SELECT * FROM ambient_no_such_table WHERE secret = ? AND n = $1' },
+      });
+    }
+  });
+
+  it('20 requests queued on one connection: each line carries its own request id', async () => {
+    const ids = requestIds(20, 'pg-queued-');
+    const results = await everyRequest(ids, (_, report) => pool.query(pgStatement, ['secret-43'], report));
+    expectEachSawItself(results);
+    for (const id of ids) expect(onlyLineOf(id).db.statement).toBe(pgLogged);
+  });
+
+  it('a Submittable (pg.Query) passes through, unreported', async () => {
+    const client = await pool.connect();
+    try {
+      await inRequest(
+        'pg-submittable',
+        () =>
+          new Promise<void>((resolve, reject) => {
+            const query = client.query(new pg.Query('SELECT 1'));
+            query.on('end', () => resolve());
+            query.on('error', reject);
+          }),
+      );
+    } finally {
+      client.release();
+    }
+    expect(rawLinesOf('pg-submittable')).toEqual([]);
+  });
+});
+
+describeWithServices(['mariadb'], 'query log: mysql2 3.24 (TracingChannels)', () => {
+  const resources = openedResources();
+  let pool: mysql2.Pool;
+  let promisePool: mysql2Promise.Pool;
+  beforeAll(() => {
+    pool = resources.track(
+      runInRoot(() => mysql2.createPool({ ...mysqlConfig, connectionLimit: 1 })),
+      (opened) => new Promise<void>((resolve) => opened.end(() => resolve())),
+    );
+    promisePool = resources.track(
+      runInRoot(() => mysql2Promise.createPool({ ...mysqlConfig, connectionLimit: 1 })),
+      (opened) => opened.end(),
+    );
+  });
+  afterAll(() => resources.closeAll());
+
+  it('pool.query(cb) and pool.execute(cb): the values mysql2 writes into the SQL are not logged', async () => {
+    for (const method of ['query', 'execute'] as const) {
+      await new Promise<void>((resolve, reject) =>
+        inRequest(`mysql-${method}`, () => {
+          const callback = (error: Error | null) => (error ? reject(error) : resolve());
+          if (method === 'query') pool.query(mysqlStatement, ['secret-43'], callback);
+          else pool.execute(mysqlStatement, ['secret-43'], callback);
+        }),
+      );
+      expect(onlyLineOf(`mysql-${method}`)).toMatchObject({
+        level: 30,
+        msg: 'query',
+        db: { system: 'mysql', driver: 'mysql2', statement: mysqlLogged },
+      });
+    }
+  });
+
+  it('mysql2/promise, 20 requests queued on one connection, and a failing query at warn', async () => {
+    const ids = requestIds(20, 'mysql-promise-');
+    await Promise.all(ids.map((id) => inRequest(id, () => promisePool.query(mysqlStatement, ['secret-43']))));
+    for (const id of ids) expect(onlyLineOf(id).db.statement).toBe(mysqlLogged);
+    const error = await inRequest('mysql-fails', () =>
+      promisePool.execute("SELECT * FROM ambient_no_such_table WHERE secret = 'secret-42'").then(
+        () => undefined,
+        (failure: unknown) => failure,
+      ),
+    );
+    expect(error).toMatchObject({ code: 'ER_NO_SUCH_TABLE' });
+    expect(onlyLineOf('mysql-fails')).toMatchObject({ level: 40, msg: 'query failed' });
+  });
+});
+
+describeWithServices(['redis'], 'query log: ioredis and node-redis (TracingChannels)', () => {
+  const resources = openedResources();
+  afterAll(() => resources.closeAll());
+
+  it('ioredis: the command name, never its key or value; a failing command at warn', async () => {
+    const client = resources.track(
+      runInRoot(() => new Redis(redisConfig)),
+      (opened) => opened.quit(),
+    );
+    await runInRoot(() => client.ping());
+    await new Promise<void>((resolve, reject) => {
+      void inRequest('ioredis-set', () => client.set(key, 'secret-43', (error) => (error ? reject(error) : resolve())));
+    });
+    await inRequest('ioredis-get', () => client.get(key));
+    const failed = await inRequest('ioredis-fails', () =>
+      client.incr(key).then(
+        () => undefined,
+        (error: unknown) => error,
+      ),
+    );
+    expect(failed).toBeInstanceOf(Error);
+    expect(onlyLineOf('ioredis-set')).toMatchObject({
+      level: 30,
+      db: { system: 'redis', driver: 'ioredis', statement: 'SET' },
+    });
+    expect(onlyLineOf('ioredis-get').db.statement).toBe('GET');
+    expect(onlyLineOf('ioredis-fails')).toMatchObject({ level: 40, db: { statement: 'INCR' } });
+    await runInRoot(() => client.del(key));
+    await resources.close(client);
+  });
+
+  it('node-redis: the command name, never its key or value', async () => {
+    const client = resources.track(
+      runInRoot(() => redis.createClient({ url: redisUrl })),
+      (opened) => (opened.isOpen ? opened.quit() : undefined),
+    );
+    await runInRoot(() => client.connect());
+    await inRequest('node-redis-set', () => client.set(key, 'secret-43'));
+    await inRequest('node-redis-get', () => client.get(key));
+    expect(onlyLineOf('node-redis-set')).toMatchObject({
+      level: 30,
+      db: { system: 'redis', driver: 'node-redis', statement: 'SET' },
+    });
+    expect(onlyLineOf('node-redis-get').db.statement).toBe('GET');
+    await runInRoot(() => client.del(key));
+    await resources.close(client);
+  });
+});
