@@ -3,12 +3,11 @@
 // and its tarball (`npm pack --dry-run`) must hold exactly what we decided to ship: the ESM and CJS builds
 // with source maps and declaration maps, the TypeScript sources they point to (so stack traces and
 // go-to-definition land on real code), README, CHANGELOG and LICENSE; never tests or build leftovers.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 
 const bin = (name) => join('node_modules', '.bin', name);
-const failures = [];
 
 const allowed = [
   /^package\.json$/,
@@ -20,12 +19,24 @@ const allowed = [
   /^dist\/cjs\/package\.json$/,
 ];
 
-/** What `npm pack` would publish for `dir`, checked against the decision above; returns the problems. */
-function checkTarball(dir) {
-  const { stdout, status } = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-    cwd: dir,
-    encoding: 'utf8',
+/** Runs a command; resolves to its exit status, its stdout, and everything it wrote (stdout and stderr, in order). */
+function run(command, args, options = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = [];
+    child.stdout.on('data', (chunk) => output.push([process.stdout, chunk]));
+    child.stderr.on('data', (chunk) => output.push([process.stderr, chunk]));
+    child.on('error', (error) => output.push([process.stderr, `${error.message}\n`]));
+    child.on('close', (status) => {
+      const stdout = Buffer.concat(output.filter(([stream]) => stream === process.stdout).map(([, chunk]) => chunk));
+      resolve({ status, stdout: stdout.toString('utf8'), output });
+    });
   });
+}
+
+/** What `npm pack` would publish for `dir`, checked against the decision above; returns the problems. */
+async function checkTarball(dir, say) {
+  const { stdout, status } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: dir });
   if (status !== 0) return ['npm pack --dry-run failed'];
   const files = new Set(JSON.parse(stdout)[0].files.map((file) => file.path));
   const problems = [];
@@ -46,27 +57,52 @@ function checkTarball(dir) {
       if (!files.has(shipped)) problems.push(`${map} points at ${shipped}, which is not shipped`);
     }
   }
-  console.log(`${files.size} files${problems.length === 0 ? ', as decided' : ''}`);
+  say(process.stdout, `${files.size} files${problems.length === 0 ? ', as decided' : ''}\n`);
   return problems;
 }
 
-for (const folder of readdirSync('packages')) {
-  const dir = join('packages', folder);
-  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-  if (manifest.private) continue;
-  console.log(`\n== tarball ${manifest.name}`);
-  for (const problem of checkTarball(dir)) {
-    console.error(`  ${problem}`);
-    failures.push(`tarball ${manifest.name}: ${problem}`);
+/** Every check of one package, in turn; resolves to what they wrote and what failed, for the report. */
+async function checkPackage(dir, name) {
+  const report = [];
+  const failed = [];
+  const say = (stream, text) => report.push([stream, text]);
+  say(process.stdout, `\n== tarball ${name}\n`);
+  for (const problem of await checkTarball(dir, say)) {
+    say(process.stderr, `  ${problem}\n`);
+    failed.push(`tarball ${name}: ${problem}`);
   }
   for (const [tool, args] of [
     ['publint', [bin('publint'), '--strict', dir]],
     ['attw', [bin('attw'), '--pack', dir, '--format', 'table-flipped']],
   ]) {
-    console.log(`\n== ${tool} ${manifest.name}`);
-    const { status } = spawnSync(args[0], args.slice(1), { stdio: 'inherit' });
-    if (status !== 0) failures.push(`${tool} ${manifest.name}`);
+    say(process.stdout, `\n== ${tool} ${name}\n`);
+    const { status, output } = await run(args[0], args.slice(1));
+    report.push(...output);
+    if (status !== 0) failed.push(`${tool} ${name}`);
   }
+  return { report, failed };
+}
+
+const packages = readdirSync('packages')
+  .map((folder) => join('packages', folder))
+  .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) }))
+  .filter(({ manifest }) => !manifest.private);
+
+// Two packages at a time: each check is a process of its own (npm pack, publint, attw) that uses one core. A
+// package's checks stay in turn, since they work in its folder (attw --pack writes its tarball there). Each
+// package's report is printed whole, in folder order.
+const concurrency = 2;
+const checks = [];
+for (const [index, { dir, manifest }] of packages.entries()) {
+  // In `concurrency` lanes: a package starts when the one `concurrency` places before it is done.
+  const before = checks[index - concurrency] ?? Promise.resolve();
+  checks.push(before.then(() => checkPackage(dir, manifest.name)));
+}
+const failures = [];
+for (const check of checks) {
+  const { report, failed } = await check;
+  for (const [stream, text] of report) stream.write(text);
+  failures.push(...failed);
 }
 
 if (failures.length > 0) {

@@ -78,7 +78,9 @@ describe('scheduled(name, fn)', () => {
     // The control: the same schedule without scheduled() runs every tick as the request, and keeps it.
     const plain = inRequest(() => new Cron('* * * * * *', plainTicks.tick));
     try {
-      await Promise.all([scheduledTicks.until(3), plainTicks.until(2)]);
+      // Two ticks (two real seconds) show both kinds a tick can be: the first called from the timer armed in the
+      // request, the second from the one croner re-armed after it; every later tick is like the second.
+      await Promise.all([scheduledTicks.until(2), plainTicks.until(2)]);
       expect(scheduledTicks.ticks.every((tick) => freshTick(tick.requestId) && tick.payload === undefined)).toBe(true);
       expect(new Set(scheduledTicks.ticks.map((tick) => tick.requestId)).size).toBe(scheduledTicks.ticks.length);
       expect(scheduledTicks.ticks[0]!.job).toEqual({ name: 'reindex', system: 'schedule' });

@@ -121,7 +121,12 @@ test('200 concurrent requests through two instrumented express services: one tra
       return { status: response.status, body: await response.json() };
     }),
   );
+  // The http instrumentation ends a server span, and the express one its handler span, on the response's
+  // 'close', which can come after fetch has the body: 50 ms, then (on a loaded machine, with other smoke tests
+  // running beside this one) until both server spans of every request have ended, ten seconds at most.
   await sleep(50);
+  const serverSpans = () => exporter.getFinishedSpans().filter((span) => span.kind === api.SpanKind.SERVER).length;
+  for (const deadline = Date.now() + 10_000; serverSpans() < 2 * count && Date.now() < deadline;) await sleep(10);
   const spans = exporter.getFinishedSpans();
   const byId = new Map(spans.map((span) => [span.spanContext().spanId, span]));
   const parentOf = (span) => byId.get(span.parentSpanContext?.spanId ?? span.parentSpanId);
