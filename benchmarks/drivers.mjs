@@ -1,43 +1,47 @@
-// What guardDrivers({ pg, mysql2 }) costs a callback-style application, on the real PostgreSQL (127.0.0.1:5432)
-// and MariaDB (127.0.0.1:3306). Budgets (issue #16): the guard adds at most 1 µs of CPU per query (the issue
-// states it for Node 24, in-process; checked on every version run), and a callback-heavy workload keeps at
+// What guardDrivers({ pg, mysql2 }) costs a callback-style application. Budgets (issue #16): the guard adds at
+// most 1 µs per query on Node 24, measured in-process, and a callback-heavy workload on the real servers keeps at
 // least 0.97x the queries/s it has with no guard.
 //
-// Variants: `none` (no guard: callbacks run in whichever context the driver calls them from) and `guard`
+// Variants: `none` (no guard: callbacks run in whichever context the driver calls them from), `guard`
 // (guardDrivers({ pg, mysql2 }): mysql2 3.20+ through its TracingChannel events, pg through its patched
-// Pool#connect/#query and Client#connect/#query). For mysql2 also `no-op subscriber`: empty handlers on the
-// channels the guard binds, so mysql2 and Node trace every call as they do for any subscriber (an APM's, the
-// guard's); the guard's own share is what it costs beyond that. One guard per process, so it is disposed of
-// after every guarded round. OpenTelemetry's @opentelemetry/instrumentation-pg and -mysql2 are not installed in
-// this repository, so no peer is compared here.
+// Pool#connect/#query and Client#connect/#query), and `opentelemetry`: OpenTelemetry's own
+// @opentelemetry/instrumentation-pg and -mysql2 with its AsyncLocalStorageContextManager and no SDK, so their
+// spans are non-recording and what remains is their context binding (each wraps the query and its callback in
+// context.bind). For mysql2 also `no-op subscriber`: empty handlers on the channels the guard binds, so mysql2 and
+// Node trace every call as they do for any subscriber (an APM's, the guard's); the guard's own share is what it
+// costs beyond that. One guard per process, so it is disposed of after every guarded round; the instrumentations
+// are registered before pg and mysql2 are loaded (they patch on require) and enabled only for their rounds.
 //
-// Method. One process, pools opened and warmed once, outside any request (a pool of 10 per driver), so no round
-// opens a socket. Every query is issued inside a requestContext.run of its own, as a request would, with a
-// callback that issues the next one: `SELECT 1 AS x` through pool.query(text, cb). Each round installs its
-// variant, runs 1,000 queries unmeasured (installing and disposing of the guard swaps prototype methods and
-// deoptimises their callers, for both variants alike), then measures.
-//   (a) CPU per query: the process's user CPU time (process.cpuUsage) around 10,000 queries at 10 in flight on the
-//       pool of 10, so no query waits for a connection: the plain callback path. User time, because the guard is
-//       JavaScript; the kernel's share (the loopback writes, about half the total) moves with how the database's
-//       processes are scheduled and is printed beside it. The variants none, guard and none again alternate
-//       round by round (15 rounds); medians per variant. The second `none` is an A/A control: its difference from
-//       the first is what this machine does not resolve. The paired per-round differences are printed with
-//       their interquartile range.
-//   (b) Queries/s under load: 8,000 queries a round at 50 in flight on the pool of 10, so that most queries wait
-//       for a connection another request releases (the hand-off path the guard exists for); none and guard
-//       alternate (11 rounds); median and min-max of each, and the per-round ratios guard/none.
+// Method. Pools of 10 opened and warmed once, outside any request, so no round opens a socket. Every query is
+// issued inside a requestContext.run of its own, as a request would, with a callback that issues the next one:
+// `SELECT 1 AS x` through pool.query(text, cb). Each round installs its variant, runs 1,000 queries unmeasured
+// (installing and disposing of the guard swaps prototype methods and deoptimises their callers, for every
+// variant alike), then measures. The variants alternate round by round; a second `none` in every round is an A/A
+// control, whose difference from the first is what this machine does not resolve.
+//   (a) In-process: the drivers' whole client code over in-memory sockets that answer as the servers do
+//       (in-memory-servers.mjs), so nothing crosses the kernel: the process's CPU time (user + system) around
+//       20,000 queries at 10 in flight on the pool of 10, in ns per query; 15 rounds, medians, and the paired
+//       per-round differences from `none` with their interquartile range. This is the budget's measurement.
+//   (b) On the real PostgreSQL (127.0.0.1:5432) and MariaDB (127.0.0.1:3306): the process's user CPU per query
+//       around 10,000 queries at 10 in flight, the kernel's share printed beside it (15 rounds).
+//   (c) Queries/s on the real servers: 8,000 queries a round at 50 in flight on the pool of 10, so that most
+//       queries wait for a connection another request releases (the hand-off path the guard exists for); 11
+//       rounds; median and min-max of each, and the per-round ratios to none.
 //
-//   node benchmarks/drivers.mjs       (skips a driver whose server is not reachable)
+//   node benchmarks/drivers.mjs       ((b) and (c) skip a driver whose server is not reachable)
+//   DRIVERS_IN_PROCESS_ONLY=1 node benchmarks/drivers.mjs      (a) only
 //   BENCH_ONLY=drivers node benchmarks/run.mjs
 import { tracingChannel } from 'node:diagnostics_channel';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { reachable, services } from '../scripts/services.mjs';
 import { median, quantile } from './harness.mjs';
+import { mysqlStream, pgStream } from './in-memory-servers.mjs';
 
 const require = createRequire(fileURLToPath(new URL('../packages/drivers/package.json', import.meta.url)));
 const cpuRounds = Number(process.env.DRIVERS_CPU_ROUNDS ?? 15);
 const loadRounds = Number(process.env.DRIVERS_LOAD_ROUNDS ?? 11);
+const inProcessQueries = 20_000;
 const cpuQueries = 10_000;
 const loadQueries = 8_000;
 const poolSize = 10;
@@ -67,6 +71,28 @@ function noopSubscriber() {
   const channels = ['mysql2:query', 'mysql2:execute', 'mysql2:pool:connect'].map((name) => tracingChannel(name));
   for (const channel of channels) channel.subscribe(handlers);
   return { dispose: () => channels.forEach((channel) => channel.unsubscribe(handlers)) };
+}
+
+/**
+ * OpenTelemetry's pg and mysql2 instrumentations, registered before either driver is loaded (they patch on
+ * require), with OpenTelemetry's AsyncLocalStorage context manager and no SDK (non-recording spans: their context
+ * binding only). Returns how to switch them on for a round; they are off until then.
+ */
+function openTelemetryInstrumentations() {
+  const api = require('@opentelemetry/api');
+  const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
+  const { PgInstrumentation } = require('@opentelemetry/instrumentation-pg');
+  const { MySQL2Instrumentation } = require('@opentelemetry/instrumentation-mysql2');
+  api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  // Enabled on construction: their require hooks are in place for pg and mysql2, loaded next.
+  const instrumentations = [new PgInstrumentation(), new MySQL2Instrumentation()];
+  return {
+    disable: () => instrumentations.forEach((instrumentation) => instrumentation.disable()),
+    install: () => {
+      instrumentations.forEach((instrumentation) => instrumentation.enable());
+      return { dispose: () => instrumentations.forEach((instrumentation) => instrumentation.disable()) };
+    },
+  };
 }
 
 /**
@@ -100,90 +126,159 @@ async function alternateRounds(variants, rounds, settle, measure, sample) {
 }
 
 const spread = (values, digits = 0) => `${quantile(values, 0).toFixed(digits)}-${quantile(values, 1).toFixed(digits)}`;
+const iqr = (values, digits = 2) =>
+  `${quantile(values, 0.25).toFixed(digits)} to ${quantile(values, 0.75).toFixed(digits)}`;
+const signed = (value, digits = 2) => `${value >= 0 ? '+' : ''}${value.toFixed(digits)}`;
+
+/**
+ * Prints each variant's median per query with its min-max, and its paired per-round difference from `none`;
+ * returns the guard's median difference.
+ */
+function printPerQuery(samples, unit, digits) {
+  const over = (name) => samples[name].map((value, i) => value - samples.none[i]);
+  for (const name of Object.keys(samples)) {
+    const difference =
+      name === 'none'
+        ? ''
+        : `  ${signed(median(samples[name]) - median(samples.none), digits)} over none ` +
+          `(paired per round: IQR ${iqr(over(name), digits)})`;
+    console.log(
+      `    ${name.padEnd(17)} ${median(samples[name]).toFixed(digits).padStart(7)} ${unit} ` +
+        `(${spread(samples[name], digits)})${difference}`,
+    );
+  }
+  if (samples['no-op subscriber'] !== undefined) {
+    const own = samples.guard.map((value, i) => value - samples['no-op subscriber'][i]);
+    console.log(
+      `    guard - no-op subscriber: ${signed(median(samples.guard) - median(samples['no-op subscriber']), digits)} ` +
+        `(paired per round: IQR ${iqr(own, digits)}): the guard's own share beyond the tracing any subscriber turns on`,
+    );
+  }
+  return median(samples.guard) - median(samples.none);
+}
+
+/** The pools of one kind (in memory, or on the real servers): name, query(cb) and close() for each driver. */
+function pools(connections) {
+  return connections.map(({ name, driver, config }) => {
+    if (name === 'pg') {
+      const pool = new driver.Pool({ ...config, max: poolSize });
+      return { name, query: (done) => pool.query('SELECT 1 AS x', done), close: () => pool.end() };
+    }
+    const pool = driver.createPool({ ...config, connectionLimit: poolSize });
+    return { name, query: (done) => pool.query('SELECT 1 AS x', done), close: () => pool.promise().end() };
+  });
+}
 
 export async function runDrivers() {
+  const openTelemetry = openTelemetryInstrumentations();
   const pg = require('pg');
   const mysql2 = require('mysql2');
+  openTelemetry.disable();
   const { guardDrivers } = require('@ambient/drivers-context');
   const { requestContext } = require('@ambient/core');
-  const modules = { pg, mysql2 };
-  const drivers = [];
-  if (await reachable(services.postgres)) {
-    const pool = new pg.Pool({ host: '127.0.0.1', port: 5432, user: 'postgres', database: 'test', max: poolSize });
-    drivers.push({ name: 'pg', query: (done) => pool.query('SELECT 1 AS x', done), close: () => pool.end() });
-  } else console.log('\ndrivers: pg skipped, PostgreSQL is not reachable on 127.0.0.1:5432');
-  if (await reachable(services.mariadb)) {
-    const pool = mysql2.createPool({ host: '127.0.0.1', user: 'root', database: 'test', connectionLimit: poolSize });
-    drivers.push({
-      name: 'mysql2',
-      query: (done) => pool.query('SELECT 1 AS x', done),
-      close: () => pool.promise().end(),
-    });
-  } else console.log('\ndrivers: mysql2 skipped, MariaDB is not reachable on 127.0.0.1:3306');
-  if (drivers.length === 0) return true;
+  // mysql2 before 3.20 publishes no channels: the guard's wrapper path (patches.ts), in-process only.
+  const mysql2Wrapped = { name: 'mysql2 3.19', driver: require('mysql2-319') };
+  const variantsFor = (driver) => {
+    if (driver.name === mysql2Wrapped.name)
+      return { none: () => undefined, guard: () => guardDrivers({ mysql2: mysql2Wrapped.driver }) };
+    return {
+      none: () => undefined,
+      guard: () => guardDrivers({ pg, mysql2 }),
+      opentelemetry: openTelemetry.install,
+      ...(driver.name === 'mysql2' ? { 'no-op subscriber': noopSubscriber } : {}),
+    };
+  };
+  const queries = (driver, count, inFlight) => () => workload(requestContext, driver.query, count, inFlight);
+  /** Opens every connection outside any request, then runs each variant's paths once so they are compiled. */
+  async function warm(driver, variants) {
+    await Promise.all(Array.from({ length: poolSize }, () => new Promise((resolve) => driver.query(resolve))));
+    for (const install of Object.values(variants)) {
+      await round(install, queries(driver, settleQueries, 50), queries(driver, loadQueries, 50));
+    }
+  }
 
   console.log(
     `\nguardDrivers({ pg, mysql2 }), Node ${process.version}: callback queries (SELECT 1) on a pool of ${poolSize}, ` +
       'each in a request scope of its own',
   );
-  const iqr = (values) => `${quantile(values, 0.25).toFixed(2)} to ${quantile(values, 0.75).toFixed(2)}`;
-  const signed = (value) => `${value >= 0 ? '+' : ''}${value.toFixed(2)}`;
   let withinBudget = true;
-  for (const driver of drivers) {
-    const queries = (count, inFlight) => () => workload(requestContext, driver.query, count, inFlight);
-    const variants = {
-      none: () => undefined,
-      guard: () => guardDrivers(modules),
-      ...(driver.name === 'mysql2' ? { 'no-op subscriber': noopSubscriber } : {}),
-    };
-    // Every connection opened outside any request (poolSize queries at once), then every variant's paths compiled.
-    await Promise.all(Array.from({ length: poolSize }, () => new Promise((resolve) => driver.query(resolve))));
-    for (const install of Object.values(variants)) {
-      await round(install, queries(settleQueries, 50), queries(loadQueries, 50));
-    }
 
-    // (a) User CPU per query on the plain callback path; `none again` is the A/A control.
-    const cpuVariants = { ...variants, 'none again': variants.none };
-    const cpu = await alternateRounds(
-      cpuVariants,
+  // (a) In-process, over in-memory sockets: the budget's measurement.
+  const inMemory = pools([
+    { name: 'pg', driver: pg, config: { stream: pgStream } },
+    { name: 'mysql2', driver: mysql2, config: { stream: mysqlStream, user: 'root' } },
+    { name: mysql2Wrapped.name, driver: mysql2Wrapped.driver, config: { stream: mysqlStream, user: 'root' } },
+  ]);
+  for (const driver of inMemory) {
+    const variants = variantsFor(driver);
+    await warm(driver, variants);
+    const samples = await alternateRounds(
+      { ...variants, 'none again': variants.none },
       cpuRounds,
-      queries(settleQueries, poolSize),
-      queries(cpuQueries, poolSize),
+      queries(driver, settleQueries, poolSize),
+      queries(driver, inProcessQueries, poolSize),
+      ({ user, system }) => ((user + system) * 1000) / inProcessQueries,
+    );
+    console.log(
+      `  ${driver.name}: (a) in-process over in-memory sockets, CPU ns/query at ${poolSize} in flight, ` +
+        `median of ${cpuRounds} rounds (min-max)`,
+    );
+    const added = printPerQuery(samples, 'ns', 0);
+    console.log(
+      `    budget: the guard adds <= 1000 ns: ${added <= 1000 ? 'met' : 'OVER BUDGET'} (${signed(added, 0)})`,
+    );
+    withinBudget = withinBudget && added <= 1000;
+    await driver.close();
+  }
+
+  // (b) and (c) on the real servers.
+  const connections = [];
+  if (process.env.DRIVERS_IN_PROCESS_ONLY === '1') {
+    console.log('  (b) and (c) skipped: DRIVERS_IN_PROCESS_ONLY=1');
+  } else if (await reachable(services.postgres)) {
+    connections.push({
+      name: 'pg',
+      driver: pg,
+      config: { host: '127.0.0.1', port: 5432, user: 'postgres', database: 'test' },
+    });
+  } else console.log('\ndrivers: pg on the real server skipped, PostgreSQL is not reachable on 127.0.0.1:5432');
+  if (process.env.DRIVERS_IN_PROCESS_ONLY === '1') {
+    // (b) and (c) skipped, said above.
+  } else if (await reachable(services.mariadb)) {
+    connections.push({ name: 'mysql2', driver: mysql2, config: { host: '127.0.0.1', user: 'root', database: 'test' } });
+  } else console.log('\ndrivers: mysql2 on the real server skipped, MariaDB is not reachable on 127.0.0.1:3306');
+  for (const driver of pools(connections)) {
+    const variants = variantsFor(driver);
+    await warm(driver, variants);
+
+    // (b) User CPU per query on the plain callback path; `none again` is the A/A control.
+    const cpu = await alternateRounds(
+      { ...variants, 'none again': variants.none },
+      cpuRounds,
+      queries(driver, settleQueries, poolSize),
+      queries(driver, cpuQueries, poolSize),
       ({ user, system }) => ({ user: user / cpuQueries, total: (user + system) / cpuQueries }),
     );
-    const user = (name) => cpu[name].map((values) => values.user);
-    const overNone = (name) => user(name).map((value, i) => value - user('none')[i]);
-    const added = median(user('guard')) - median(user('none'));
+    const user = Object.fromEntries(Object.entries(cpu).map(([name, values]) => [name, values.map((v) => v.user)]));
     console.log(
-      `  ${driver.name}: (a) user CPU µs/query at ${poolSize} in flight, median of ${cpuRounds} rounds (min-max); ` +
-        'user + system in brackets',
+      `  ${driver.name}: (b) real server, user CPU µs/query at ${poolSize} in flight, median of ${cpuRounds} rounds ` +
+        `(min-max); user + system: ${Object.entries(cpu)
+          .map(([name, values]) => `${name} ${median(values.map((v) => v.total)).toFixed(1)}`)
+          .join(', ')}`,
     );
-    for (const name of Object.keys(cpuVariants)) {
-      const total = median(cpu[name].map((values) => values.total));
-      const difference = name === 'none' ? '' : `  ${signed(median(user(name)) - median(user('none')))} over none`;
-      console.log(
-        `    ${name.padEnd(17)} ${median(user(name)).toFixed(2).padStart(6)} (${spread(user(name), 2)}) ` +
-          `[${total.toFixed(1)}]${difference} (paired per round: IQR ${name === 'none' ? '-' : iqr(overNone(name))})`,
-      );
-    }
-    if (cpu['no-op subscriber'] !== undefined) {
-      const own = user('guard').map((value, i) => value - user('no-op subscriber')[i]);
-      console.log(
-        `    guard - no-op subscriber: ${signed(median(user('guard')) - median(user('no-op subscriber')))} ` +
-          `(paired per round: IQR ${iqr(own)}): the guard's own share beyond the tracing any subscriber turns on`,
-      );
-    }
-    console.log(`    budget: the guard adds <= 1 µs: ${added <= 1 ? 'met' : 'OVER BUDGET'} (${signed(added)})`);
+    printPerQuery(user, 'µs', 2);
 
-    // (b) Queries/s at 50 in flight: most queries wait for a connection another request releases.
+    // (c) Queries/s at 50 in flight: most queries wait for a connection another request releases.
     const rate = await alternateRounds(
       variants,
       loadRounds,
-      queries(settleQueries, 50),
-      queries(loadQueries, 50),
+      queries(driver, settleQueries, 50),
+      queries(driver, loadQueries, 50),
       ({ seconds }) => loadQueries / seconds,
     );
-    console.log(`  ${driver.name}: (b) queries/s at 50 in flight, median of ${loadRounds} rounds (min-max)`);
+    console.log(
+      `  ${driver.name}: (c) real server, queries/s at 50 in flight, median of ${loadRounds} rounds (min-max)`,
+    );
     for (const name of Object.keys(variants)) {
       const perRound = rate[name].map((value, i) => value / rate.none[i]);
       const ratio = median(rate[name]) / median(rate.none);
@@ -196,7 +291,7 @@ export async function runDrivers() {
     }
     const ratio = median(rate.guard) / median(rate.none);
     console.log(`    budget: guard >= 0.97x none: ${ratio >= 0.97 ? 'met' : 'OVER BUDGET'} (${ratio.toFixed(3)}x)`);
-    withinBudget = withinBudget && added <= 1 && ratio >= 0.97;
+    withinBudget = withinBudget && ratio >= 0.97;
     await driver.close();
   }
   return withinBudget;

@@ -25,7 +25,7 @@ export function bindCallback<F extends (...args: never[]) => unknown>(callback: 
   // `new Promise((resolve) => pool.query(sql, resolve))`), and a library that keeps this function for ever must
   // not keep that alive. Where it is still reachable otherwise, later calls reach it.
   let weak: WeakRef<F> | undefined;
-  return forwardingFunction(lengthOf(callback), (thisArg, args) => {
+  return forwardingFunction(arityOf(callback), (thisArg, args) => {
     if (strong === undefined) {
       const later = weak?.deref();
       return later === undefined ? undefined : (Reflect.apply(later, thisArg, args) as unknown);
@@ -37,4 +37,17 @@ export function bindCallback<F extends (...args: never[]) => unknown>(callback: 
     frame = undefined;
     return runInFrame(captured, first, thisArg, args);
   }) as unknown as F;
+}
+
+/**
+ * The callback's `length`, read directly: a driver binds two or three callbacks per query, and lengthOf's
+ * HasOwnProperty and Get steps (what Snapshot.wrap owes the spec) cost 0.3 µs a pg query on Node 24, more than
+ * the rest of the binding (issue #16; benchmarks/drivers.mjs). Anything but a small whole number, as from a
+ * redefined `length`, takes those steps.
+ */
+function arityOf(callback: (...args: never[]) => unknown): number {
+  const length: unknown = callback.length;
+  return typeof length === 'number' && length >= 0 && length <= 4 && Math.trunc(length) === length
+    ? length
+    : lengthOf(callback);
 }

@@ -73,7 +73,8 @@ export function guardChannels(
     if (!drivers.has(guarded.driver)) continue;
     if (!guarded.restoresCallbacks && !(guarded.opensConnections && detachConnections)) continue;
     const channel = tracingChannel(guarded.name);
-    if (guarded.opensConnections && detachConnections) {
+    const detaches = guarded.opensConnections && detachConnections;
+    if (detaches) {
       const unbind = bindChannelContext(channel.start, detachRecordingCaller);
       if (unbind === undefined) return undoAll(undos);
       undos.push(unbind);
@@ -81,8 +82,12 @@ export function guardChannels(
     if (guarded.restoresCallbacks) {
       const unbind = bindChannelContext(channel.asyncStart, callerOf);
       if (unbind === undefined) return undoAll(undos);
-      channel.start.subscribe(recordCaller);
-      undos.push(unbind, () => channel.start.unsubscribe(recordCaller));
+      undos.push(unbind);
+      // A detaching `start` records the caller already; a second subscriber would cost every call again.
+      if (!detaches) {
+        channel.start.subscribe(recordCaller);
+        undos.push(() => channel.start.unsubscribe(recordCaller));
+      }
     }
     names.push(guarded.name);
   }
