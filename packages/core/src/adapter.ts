@@ -35,4 +35,14 @@ export { functionWithNameAndLength, lengthOf } from './copy-name-and-length.js';
 export { carrierKeys, readCarrier, type CarrierFields } from './carrier.js';
 export { isValidTraceState, maxTraceStateLength } from './trace-context.js';
 export { runReadJob, type ReadJobRun } from './run-job.js';
-export { bindChannelContext, captureContext, runInCapturedContext, type CapturedContext } from './channel-context.js';
+export {
+  bindChannelContext,
+  captureContext,
+  isAmbientStorage,
+  runInCapturedContext,
+  type CapturedContext,
+} from './channel-context.js';
+export { diagnosticsProbe, setDiagnosticsProbe, type DiagnosticsProbe } from './storage.js';
+export { scopeObject } from './context.js';
+export { loadedCopies, type CoreCopy } from './copies.js';
+export { version as coreVersion } from './version.js';

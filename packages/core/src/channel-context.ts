@@ -40,3 +40,8 @@ export function bindChannelContext(
     channel.unbindStore(als);
   };
 }
+
+/** Is `value` the AsyncLocalStorage Ambient keeps its frames in (for a wrapper of AsyncLocalStorage's methods)? */
+export function isAmbientStorage(value: unknown): boolean {
+  return channelStorage !== undefined && value === channelStorage;
+}

@@ -36,7 +36,7 @@ export interface Context<S extends object> {
 const scopePrototype: object = Object.create(null) as object;
 
 /* Hot-path bindings as this module's own consts, for the reason given in variable.ts. */
-const { storage, frameWith, runWithFrame, allocateSlot } = shared;
+const { storage, frameWith, runWithFrame, allocateSlot, diagnosticsProbe } = shared;
 const kSlot = Symbol('ambient.Context.slot');
 const kHowToOpenAScope = Symbol('ambient.Context.howToOpenAScope');
 /**
@@ -44,6 +44,9 @@ const kHowToOpenAScope = Symbol('ambient.Context.howToOpenAScope');
  * and CJS builds share one requestContext) has it under the same key.
  */
 const kRunFromRoot = Symbol.for('@ambient/core.Context.runFromRoot.v1');
+
+/** scopeObject's method, registered for the same reason as kRunFromRoot. */
+const kScopeObject = Symbol.for('@ambient/core.Context.scopeObject.v1');
 
 export class ScopedContext<S extends object> implements Context<S> {
   declare readonly name: string;
@@ -81,7 +84,14 @@ export class ScopedContext<S extends object> implements Context<S> {
 
   get<K extends keyof S>(key: K): S[K] | undefined {
     const scope = storage.getStore()?.[this[kSlot]] as Partial<S> | undefined;
-    return scope === undefined ? undefined : scope[key];
+    if (scope !== undefined) return scope[key];
+    // No scope: a lost context, if requests are being served (@ambient/diagnostics, when on, says where).
+    diagnosticsProbe()?.missedRead(this.name);
+    return undefined;
+  }
+
+  [kScopeObject](): object | undefined {
+    return storage.getStore()?.[this[kSlot]] as object | undefined;
   }
 
   require<K extends keyof S>(key: K): Exclude<S[K], undefined> {
@@ -130,4 +140,13 @@ export function runScopeFromRoot<S extends object, R>(context: Context<S>, value
   const own = (context as { [kRunFromRoot]?: (values: Partial<S>, fn: () => R) => R })[kRunFromRoot];
   if (typeof own === 'function') return own.call(context, values, fn);
   return runInRoot(() => context.run(values, fn));
+}
+
+/**
+ * The object that holds the current scope's values of `context` (the one `set` writes to), or `undefined`
+ * outside any scope: what @ambient/diagnostics watches to tell whether a finished request is still reachable.
+ */
+export function scopeObject<S extends object>(context: Context<S>): object | undefined {
+  const own = (context as { [kScopeObject]?: () => object | undefined })[kScopeObject];
+  return typeof own === 'function' ? own.call(context) : undefined;
 }

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { registerCopy } from './copies.js';
 import { errors } from './errors.js';
 
 /**
@@ -28,6 +29,21 @@ interface Registry {
   nextSlot: number;
   /** Well-known objects that must be one and the same in every copy of this package. */
   readonly shared: Map<string, unknown>;
+  /** What @ambient/diagnostics listens with, while it is on; absent (and then free) by default. */
+  probe?: DiagnosticsProbe | undefined;
+}
+
+/**
+ * What @ambient/diagnostics is told, while it is on, by every copy of this package and by the adapters (one
+ * probe per process, on the registry). Off, each place that would report reads one field and goes on.
+ */
+export interface DiagnosticsProbe {
+  /** A read of `context` (its name) found no scope of it. */
+  readonly missedRead: (context: string) => void;
+  /** An HTTP request's scope has opened (called inside it); `res` closing ends it. */
+  readonly requestOpened: (req: object, res: object, requestId: string) => void;
+  /** At `place`, code that belongs to `ownerRequestId` runs: the current scope must be that request's. */
+  readonly boundary: (place: string, ownerRequestId: string | undefined) => void;
 }
 
 /**
@@ -36,7 +52,8 @@ interface Registry {
  * the major version of the registry's shape; a future incompatible shape gets a new key.
  * (OpenTelemetry's API keeps its globals the same way: api/src/internal/global-utils.ts.)
  */
-const kRegistry = Symbol.for('@ambient/core.registry.v1');
+const registryKey = '@ambient/core.registry.v1';
+const kRegistry = Symbol.for(registryKey);
 
 interface AsyncContextVariable<T> {
   get(): T | undefined;
@@ -114,6 +131,7 @@ function registry(): Registry {
 }
 
 const current = registry();
+registerCopy(registryKey);
 
 export const storage: FrameStorage = current.storage;
 
@@ -131,6 +149,18 @@ export const implementation: Implementation =
     : hasPerInstanceSlots(current.storage as AsyncLocalStorage<Frame>)
       ? 'async_hooks'
       : 'AsyncContextFrame';
+
+/** The diagnostics probe, while @ambient/diagnostics is on. */
+export function diagnosticsProbe(): DiagnosticsProbe | undefined {
+  return current.probe;
+}
+
+/** Installs (or, with `undefined`, removes) the process's diagnostics probe; returns the one it replaced. */
+export function setDiagnosticsProbe(probe: DiagnosticsProbe | undefined): DiagnosticsProbe | undefined {
+  const previous = current.probe;
+  current.probe = probe;
+  return previous;
+}
 
 /** A new slot in every frame, for a Variable or a Context. Slots are never reused. */
 export function allocateSlot(): number {

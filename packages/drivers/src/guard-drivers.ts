@@ -57,7 +57,12 @@ const optionShape: OptionShape<GuardDriversOptions> = {
 
 // One guard per process, whichever copy of this package installed it: two would bind every channel twice.
 const kActive = Symbol.for('@ambient/drivers-context.active');
-const holder = globalThis as { [kActive]?: boolean };
+/** What the active guard binds and patches, for @ambient/diagnostics' capability line. */
+const kGuarded = Symbol.for('@ambient/drivers-context.guarded');
+const holder = globalThis as {
+  [kActive]?: boolean;
+  [kGuarded]?: { readonly channels: readonly string[]; readonly patched: readonly string[] } | undefined;
+};
 
 /**
  * One call at startup, and a request's context survives its database and cache drivers: callbacks of pooled
@@ -101,6 +106,7 @@ export function guardDrivers(options?: GuardDriversOptions): DriverGuard {
     unpatches.push(unpatch);
   }
   holder[kActive] = true;
+  holder[kGuarded] = { channels: channelResult.channels, patched };
   let disposed = false;
   const undoChannels = channelResult.undo;
   return {
@@ -113,6 +119,7 @@ export function guardDrivers(options?: GuardDriversOptions): DriverGuard {
       undoQueryLog();
       for (const unpatch of unpatches.reverse()) unpatch();
       holder[kActive] = false;
+      holder[kGuarded] = undefined;
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bindEmitter, parseTraceParent, requestContext, type RequestStore } from '@ambient/core';
-import { carrierKeys, isValidTraceState } from '@ambient/core/adapter';
+import { carrierKeys, diagnosticsProbe, isValidTraceState } from '@ambient/core/adapter';
 import type { RequestPolicy } from './options.js';
 import { runWithOutgoingPolicy } from './propagation.js';
 
@@ -150,6 +150,9 @@ export function runInRequestScope<R>(
     bindEmitter(req);
     bindEmitter(res);
   }
-  if (policy.propagation === undefined) return requestContext.run(values, fn);
-  return runWithOutgoingPolicy(policy.propagation, () => requestContext.run(values, fn));
+  // @ambient/diagnostics, when on, follows the request from inside its scope until `res` closes.
+  const probe = diagnosticsProbe();
+  const run = probe === undefined ? fn : () => (probe.requestOpened(req, res, values.requestId), fn());
+  if (policy.propagation === undefined) return requestContext.run(values, run);
+  return runWithOutgoingPolicy(policy.propagation, () => requestContext.run(values, run));
 }
