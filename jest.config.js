@@ -12,6 +12,7 @@ const packages = {
   bullmq: '@ambient/bullmq-context',
   amqp: '@ambient/amqp-context',
   drivers: '@ambient/drivers-context',
+  diagnostics: '@ambient/diagnostics',
 };
 
 const swc = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }];
@@ -58,6 +59,7 @@ module.exports = {
     './packages/bullmq/src/': { lines: 99, statements: 99, functions: 96, branches: 89 },
     './packages/amqp/src/': { lines: 100, statements: 100, functions: 100, branches: 95 },
     './packages/drivers/src/': { lines: 95, statements: 95, functions: 95, branches: 85 },
+    './packages/diagnostics/src/': { lines: 95, statements: 95, functions: 95, branches: 85 },
     './packages/conformance/src/': { lines: 98, statements: 98, functions: 97, branches: 86 },
   },
 };

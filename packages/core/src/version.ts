@@ -1,5 +1,5 @@
 /**
- * This package's version, as in its package.json (test/copies.test.ts keeps the two equal): a copy of
+ * This package's version, as in its package.json (test/diagnostics-probe.test.ts keeps the two equal): a copy of
  * @ambient/core says which version it is when another copy loads beside it (@ambient/diagnostics reports two
  * incompatible copies).
  */

@@ -1,0 +1,83 @@
+import type { AmbientError } from '@ambient/core';
+import {
+  defineErrors,
+  defineWarnings,
+  optionErrorTemplates,
+  type CodesOf,
+  type WarningCodesOf,
+} from '@ambient/core/adapter';
+
+declare module '@ambient/core' {
+  interface AmbientErrorCodes {
+    ERR_AMBIENT_DIAGNOSTICS_INVALID_OPTION: true;
+    ERR_AMBIENT_CONTEXT_LOST: true;
+  }
+}
+
+/** Every error @ambient/diagnostics throws. Match on `error.code`, never on the message. */
+export const errors = defineErrors({
+  ...optionErrorTemplates('ERR_AMBIENT_DIAGNOSTICS_INVALID_OPTION'),
+  contextLost: {
+    code: 'ERR_AMBIENT_CONTEXT_LOST',
+    message: (context: string, site: string) =>
+      `${context} was read outside any scope while requests are being served, at ${site} ` +
+      '(diagnostics are strict: the read throws instead of returning undefined).',
+  },
+});
+
+/**
+ * Every report @ambient/diagnostics makes, as a `process.emitWarning` (type `AmbientWarning`) with a stable
+ * code. The same reports reach `onReport` as objects (reports.ts).
+ */
+export const warnings = defineWarnings({
+  capabilities: {
+    code: 'WARN_AMBIENT_DIAGNOSTICS_ON',
+    message: (line: string) => `Ambient diagnostics are on: ${line}`,
+  },
+  contextLost: {
+    code: 'WARN_AMBIENT_CONTEXT_LOST',
+    message: (context: string, site: string, stack: string) =>
+      `${context} was read outside any scope while requests are being served, at ${site}: the code there ` +
+      `lost its request's context (reported once per call site).\n${stack}`,
+  },
+  contextCrossed: {
+    code: 'WARN_AMBIENT_CONTEXT_CROSSED',
+    message: (place: string, owner: string, found: string) =>
+      `${place} belongs to request ${owner} but ran in the context of ${found}: its log lines and spans ` +
+      'land on the wrong request.',
+  },
+  scopeRetained: {
+    code: 'WARN_AMBIENT_SCOPE_RETAINED',
+    message: (requestId: string, route: string, ageMs: number, pending: number) =>
+      `The scope of request ${requestId} (${route}) is still reachable ${Math.round(ageMs)} ms after its ` +
+      `response closed, past a full garbage collection (${pending} such scope${pending === 1 ? '' : 's'} ` +
+      `now). Something keeps it: take a heap snapshot (v8.writeHeapSnapshot(), or node ` +
+      `--heapsnapshot-signal=SIGUSR2) and look for the retainers of the string "${requestId}".`,
+  },
+  timerOutlived: {
+    code: 'WARN_AMBIENT_TIMER_OUTLIVED_REQUEST',
+    message: (requestId: string, route: string, timers: string) =>
+      `Request ${requestId} (${route}) closed with timers it armed still pending; each keeps the request's ` +
+      `values alive and runs as that request:\n${timers}`,
+  },
+  rootEnterWith: {
+    code: 'WARN_AMBIENT_ROOT_ENTER_WITH',
+    message: (site: string, stack: string) =>
+      `AsyncLocalStorage#enterWith was called outside any scope, at ${site}: its value leaks into everything ` +
+      `that runs after it, other requests included (nodejs/node#62290). Use run() instead.\n${stack}`,
+  },
+  hookThrew: {
+    code: 'WARN_AMBIENT_DIAGNOSTICS_HOOK_THREW',
+    message: (error: string) => `The diagnostics onReport hook threw; the report was still emitted: ${error}`,
+  },
+  twoCopies: {
+    code: 'WARN_AMBIENT_TWO_COPIES',
+    message: (copies: string) =>
+      `Two incompatible copies of @ambient/core are loaded; code that reads one copy's context does not see ` +
+      `the other's. Dedupe them (npm dedupe, or one version in every package.json):\n${copies}`,
+  },
+});
+
+export type DiagnosticsErrorCode = CodesOf<typeof errors>;
+export type DiagnosticsError = AmbientError<DiagnosticsErrorCode>;
+export type DiagnosticsWarningCode = WarningCodesOf<typeof warnings>;

@@ -1,0 +1,53 @@
+import { readOptions, rule, rules, type OptionShape } from '@ambient/core/adapter';
+import { errors } from './errors.js';
+import type { DiagnosticReport } from './reports.js';
+
+export interface DiagnosticsOptions {
+  /** A read that finds no scope throws ERR_AMBIENT_CONTEXT_LOST instead of warning (for tests). Default false. */
+  strict?: boolean;
+  /**
+   * A closed request's scope still reachable this long after close, past a full collection, is reported.
+   * Default 10000: longer than Node's keepAliveTimeout (5 s), since an idle keep-alive socket holds its last
+   * request's values until it times out. Raise it above yours (a server behind a load balancer often has 65 s).
+   */
+  retainedAfterMs?: number;
+  /** Timers armed in a request and still pending this long after it closed are reported. Default 1000. */
+  timerGraceMs?: number;
+  /** Emit each report as a process warning (stderr, `process.on('warning')`). Default true. */
+  warnings?: boolean;
+  /** Called with every report, as an object: ship it to your own logs, or assert on it in a test. */
+  onReport?: (report: DiagnosticReport) => void;
+  /**
+   * Watch the TracingChannels of mysql2 (3.20+) and node-redis for callbacks that run in another request's
+   * context. Subscribing turns on the drivers' tracing, which costs each query a little. Default true.
+   */
+  drivers?: boolean;
+}
+
+export type ResolvedOptions = Required<Omit<DiagnosticsOptions, 'onReport'>> & Pick<DiagnosticsOptions, 'onReport'>;
+
+const durationRule = rule(
+  'a whole number of milliseconds from 0 to 86400000',
+  (value): value is number => Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 86_400_000,
+);
+
+const shape: OptionShape<DiagnosticsOptions> = {
+  strict: rules.boolean,
+  retainedAfterMs: durationRule,
+  timerGraceMs: durationRule,
+  warnings: rules.boolean,
+  onReport: rules.function('(report: DiagnosticReport) => void'),
+  drivers: rules.boolean,
+};
+
+export function resolveOptions(options: DiagnosticsOptions | undefined): ResolvedOptions {
+  const given = readOptions<DiagnosticsOptions>(options, shape, { where: 'enableDiagnostics(options)', errors });
+  return {
+    strict: given.strict ?? false,
+    retainedAfterMs: given.retainedAfterMs ?? 10_000,
+    timerGraceMs: given.timerGraceMs ?? 1000,
+    warnings: given.warnings ?? true,
+    onReport: given.onReport,
+    drivers: given.drivers ?? true,
+  };
+}

@@ -1,0 +1,70 @@
+import { warnings } from './errors.js';
+import type { ResolvedOptions } from './options.js';
+import type { Capabilities, DiagnosticKind, DiagnosticReport } from './reports.js';
+
+type Counted = Exclude<DiagnosticKind, 'capabilities'>;
+
+/** Counts every report, and hands it to the process's warnings and to the user's hook. */
+export class Reporter {
+  readonly counts: Record<Counted, number> = { lost: 0, crossed: 0, retained: 0, timers: 0, enterWith: 0, copies: 0 };
+  readonly #options: ResolvedOptions;
+
+  constructor(options: ResolvedOptions) {
+    this.#options = options;
+  }
+
+  report(report: DiagnosticReport): void {
+    if (report.kind !== 'capabilities') this.counts[report.kind]++;
+    if (this.#options.warnings) emitWarning(report);
+    const hook = this.#options.onReport;
+    if (hook === undefined) return;
+    try {
+      hook(report);
+    } catch (error) {
+      warnings.hookThrew(error instanceof Error ? error.message : String(error));
+    }
+  }
+}
+
+function emitWarning(report: DiagnosticReport): void {
+  switch (report.kind) {
+    case 'capabilities':
+      return warnings.capabilities(capabilityLine(report.capabilities));
+    case 'lost':
+      return warnings.contextLost(report.context, report.site, report.stack);
+    case 'crossed':
+      return warnings.contextCrossed(report.place, report.ownerRequestId, report.foundRequestId ?? 'no request');
+    case 'retained':
+      return warnings.scopeRetained(report.requestId, report.route, report.ageMs, report.pending);
+    case 'timers':
+      return warnings.timerOutlived(
+        report.requestId,
+        report.route,
+        report.timers.map((timer) => `  ${timer.kind}, armed\n${indent(timer.stack)}`).join('\n'),
+      );
+    case 'enterWith':
+      return warnings.rootEnterWith(report.site, report.stack);
+    case 'copies':
+      return warnings.twoCopies(
+        report.copies.map((copy) => `  ${copy.version} at ${copy.path} (${copy.registry})`).join('\n'),
+      );
+  }
+}
+
+const indent = (stack: string): string =>
+  stack
+    .split('\n')
+    .map((line) => `    ${line.trim()}`)
+    .join('\n');
+
+export function capabilityLine(capabilities: Capabilities): string {
+  const channels = capabilities.guardedChannels.length > 0 ? capabilities.guardedChannels.join(', ') : 'none';
+  const patched =
+    capabilities.patchedMethods.length > 0 ? `; driver methods patched: ${capabilities.patchedMethods.join(', ')}` : '';
+  return (
+    `Node ${capabilities.node}; context propagates through ${capabilities.implementation}; ` +
+    `AsyncLocalStorage#withScope ${capabilities.withScope ? 'available' : 'not available'}; ` +
+    `native AsyncContext ${capabilities.nativeAsyncContext ? 'present' : 'absent'}; ` +
+    `driver channels guarded: ${channels}${patched}; copies of @ambient/core: ${capabilities.coreCopies}`
+  );
+}

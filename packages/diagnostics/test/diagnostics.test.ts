@@ -1,0 +1,357 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { tracingChannel } from 'node:diagnostics_channel';
+import { once } from 'node:events';
+import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { promisify } from 'node:util';
+import { requestContext, Snapshot } from '@ambient/core';
+import { diagnosticsProbe } from '@ambient/core/adapter';
+import { enableDiagnostics, report, type DiagnosticReport } from '@ambient/diagnostics';
+import { httpContext } from '@ambient/http-context';
+import { diagnosticsFromEnvironment } from '../src/diagnostics.js';
+
+const gc = (globalThis as { gc?: () => void }).gc;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function collecting() {
+  const reports: DiagnosticReport[] = [];
+  const diagnostics = enableDiagnostics({ warnings: false, onReport: (r) => reports.push(r), timerGraceMs: 50 });
+  const problems = () => reports.filter((r) => r.kind !== 'capabilities');
+  return { reports, problems, diagnostics };
+}
+
+/** A node:http server with httpContext; `handler` answers each request. */
+async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  const server: Server = createServer(httpContext(handler)).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  const request = (id: string) =>
+    new Promise<string>((resolve, reject) => {
+      get({ host: '127.0.0.1', port, path: '/x?secret=1', agent: false, headers: { 'x-request-id': id } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.once('end', () => resolve(body));
+      }).once('error', reject);
+    });
+  return { server, request, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+describe('enableDiagnostics()', () => {
+  afterEach(() => {
+    // Every test switches them off again; a failed one too.
+    enableDiagnostics({ warnings: false }).disable();
+  });
+
+  it('reports the capability line first, returns one handle per process, and disable() undoes everything', () => {
+    const timers = [globalThis.setTimeout, globalThis.setInterval, globalThis.setImmediate, globalThis.clearTimeout];
+    const enterWith = AsyncLocalStorage.prototype.enterWith;
+    expect(diagnosticsProbe()).toBeUndefined();
+    const { reports, diagnostics } = collecting();
+    expect(reports).toEqual([expect.objectContaining({ kind: 'capabilities', code: 'WARN_AMBIENT_DIAGNOSTICS_ON' })]);
+    expect(enableDiagnostics()).toBe(diagnostics);
+    expect(diagnosticsProbe()).toBeDefined();
+    expect(globalThis.setTimeout).not.toBe(timers[0]);
+    expect(AsyncLocalStorage.prototype.enterWith).not.toBe(enterWith);
+    expect(report()).toEqual(diagnostics.report());
+    diagnostics.disable();
+    diagnostics.disable();
+    expect(diagnosticsProbe()).toBeUndefined();
+    expect([globalThis.setTimeout, globalThis.setInterval, globalThis.setImmediate, globalThis.clearTimeout]).toEqual(
+      timers,
+    );
+    expect(AsyncLocalStorage.prototype.enterWith).toBe(enterWith);
+    expect(report()).toEqual({
+      lost: 0,
+      crossed: 0,
+      retained: 0,
+      timers: 0,
+      enterWith: 0,
+      copies: 0,
+      openRequests: 0,
+      retainedNow: 0,
+      watched: 0,
+    });
+  });
+
+  it.each([
+    [{ strict: 'yes' }, 'ERR_AMBIENT_DIAGNOSTICS_INVALID_OPTION'],
+    [{ retainedAfterMs: -1 }, 'ERR_AMBIENT_DIAGNOSTICS_INVALID_OPTION'],
+    [{ timerGraceMs: 1.5 }, 'ERR_AMBIENT_DIAGNOSTICS_INVALID_OPTION'],
+    [{ onReport: 'log' }, 'ERR_AMBIENT_DIAGNOSTICS_INVALID_OPTION'],
+    [{ verbose: true }, 'ERR_AMBIENT_DIAGNOSTICS_INVALID_OPTION'],
+  ])('rejects %p with %s', (options, code) => {
+    expect(() => enableDiagnostics(options as never)).toThrow(expect.objectContaining({ code }));
+  });
+
+  it('reads AMBIENT_DIAGNOSTICS: 1, true and strict switch them on; anything else does not', () => {
+    expect(diagnosticsFromEnvironment('1')).toEqual({});
+    expect(diagnosticsFromEnvironment('true')).toEqual({});
+    expect(diagnosticsFromEnvironment('strict')).toEqual({ strict: true });
+    for (const value of [undefined, '', '0', 'false', 'yes']) expect(diagnosticsFromEnvironment(value)).toBeUndefined();
+  });
+
+  it('the capability line names what the driver guard binds and patches, read from its registered marker', () => {
+    const kGuarded = Symbol.for('@ambient/drivers-context.guarded');
+    const holder = globalThis as { [kGuarded]?: unknown };
+    holder[kGuarded] = { channels: ['mysql2:query', 42], patched: ['pg Pool#query'] };
+    try {
+      const { reports } = collecting();
+      expect(reports[0]).toMatchObject({
+        kind: 'capabilities',
+        capabilities: { guardedChannels: ['mysql2:query'], patchedMethods: ['pg Pool#query'] },
+      });
+    } finally {
+      holder[kGuarded] = undefined;
+    }
+  });
+
+  it('strict: a lost read throws ERR_AMBIENT_CONTEXT_LOST while a request is open', async () => {
+    const diagnostics = enableDiagnostics({ warnings: false, strict: true });
+    const queue: Array<() => void> = [];
+    const drain = setInterval(() => queue.splice(0).forEach((job) => job()), 2);
+    const { request, close } = await serve((_req, res) => {
+      queue.push(() => {
+        try {
+          res.end(String(requestContext.get('requestId')));
+        } catch (error) {
+          res.end((error as { code: string }).code);
+        }
+      });
+    });
+    try {
+      expect(await request('strict-1')).toBe('ERR_AMBIENT_CONTEXT_LOST');
+      expect(requestContext.get('requestId')).toBeUndefined();
+    } finally {
+      clearInterval(drain);
+      await close();
+      diagnostics.disable();
+    }
+  });
+
+  it('survives a throwing hook: the report is still emitted, and the throw is a warning of its own', () => {
+    const emitted = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      const diagnostics = enableDiagnostics({
+        onReport: () => {
+          throw new Error('hook broke');
+        },
+      });
+      requestContext.run({ requestId: 'other' }, () => diagnosticsProbe()!.boundary('a test boundary', 'owner-1'));
+      diagnostics.disable();
+      expect(emitted.mock.calls.map(([, options]) => (options as { code: string }).code)).toEqual([
+        'WARN_AMBIENT_DIAGNOSTICS_ON',
+        'WARN_AMBIENT_DIAGNOSTICS_HOOK_THREW',
+        'WARN_AMBIENT_CONTEXT_CROSSED',
+        'WARN_AMBIENT_DIAGNOSTICS_HOOK_THREW',
+      ]);
+      expect(emitted.mock.calls[3]![0]).toMatch(/hook broke/);
+    } finally {
+      emitted.mockRestore();
+    }
+  });
+});
+
+describe('reports', () => {
+  afterEach(() => enableDiagnostics({ warnings: false }).disable());
+
+  it('crossed: a boundary whose owner is not the current request, with both ids; the owner’s own passes', () => {
+    const { problems } = collecting();
+    const probe = diagnosticsProbe()!;
+    requestContext.run({ requestId: 'B' }, () => {
+      probe.boundary('fastify onResponse', 'A');
+      probe.boundary('fastify onResponse', 'B');
+      probe.boundary('no owner known', undefined);
+    });
+    // No scope at all is a lost context (reads there report it), not a crossed one.
+    probe.boundary('outside', 'C');
+    expect(problems()).toEqual([
+      {
+        kind: 'crossed',
+        code: 'WARN_AMBIENT_CONTEXT_CROSSED',
+        place: 'fastify onResponse',
+        ownerRequestId: 'A',
+        foundRequestId: 'B',
+      },
+    ]);
+    expect(report().crossed).toBe(1);
+  });
+
+  it('crossed: a mysql2 channel callback that runs in another request than the one that made the call', () => {
+    const { problems } = collecting();
+    const channel = tracingChannel<object, object>('mysql2:pool:connect');
+    const callback = requestContext.run({ requestId: 'caller' }, () => {
+      let later: () => void = () => undefined;
+      channel.traceCallback(
+        (cb: () => void) => (later = cb),
+        0,
+        {},
+        undefined,
+        () => undefined,
+      );
+      return later;
+    });
+    requestContext.run({ requestId: 'releaser' }, () => callback());
+    requestContext.run({ requestId: 'caller' }, () => {
+      channel.traceCallback(
+        (cb: () => void) => cb(),
+        0,
+        {},
+        undefined,
+        () => undefined,
+      );
+    });
+    expect(problems()).toEqual([
+      {
+        kind: 'crossed',
+        code: 'WARN_AMBIENT_CONTEXT_CROSSED',
+        place: 'mysql2:pool:connect callback',
+        ownerRequestId: 'caller',
+        foundRequestId: 'releaser',
+      },
+    ]);
+  });
+
+  it('lost: reads with no scope count only while a request is open, once per call site', async () => {
+    const { problems } = collecting();
+    requestContext.get('requestId');
+    const queue: Array<() => void> = [];
+    const drain = setInterval(() => queue.splice(0).forEach((job) => job()), 2);
+    const { request, close } = await serve((_req, res) => {
+      queue.push(() => res.end(String(requestContext.get('requestId'))));
+    });
+    try {
+      expect(await request('lost-1')).toBe('undefined');
+      expect(await request('lost-2')).toBe('undefined');
+    } finally {
+      clearInterval(drain);
+      await close();
+    }
+    const lost = problems().filter((r) => r.kind === 'lost');
+    expect(lost).toHaveLength(1);
+    expect(lost[0]).toMatchObject({
+      context: 'requestContext',
+      site: expect.stringMatching(/diagnostics\.test\.ts:\d+:\d+$/),
+    });
+  });
+
+  it('timers: only timers armed in a followed request count; one that ran or was cleared is gone', async () => {
+    const { problems } = collecting();
+    setTimeout(() => undefined, 1).unref();
+    const kept: NodeJS.Timeout[] = [];
+    const { request, close } = await serve((_req, res) => {
+      setTimeout(() => undefined, 0);
+      clearTimeout(setTimeout(() => undefined, 60_000));
+      clearImmediate(setImmediate(() => undefined));
+      const interval = setInterval(() => undefined, 60_000);
+      kept.push(interval);
+      setImmediate(() => res.end('ok'));
+    });
+    try {
+      expect(await request('timers-1')).toBe('ok');
+      await sleep(150);
+    } finally {
+      kept.forEach((interval) => clearInterval(interval));
+      await close();
+    }
+    expect(problems()).toEqual([
+      expect.objectContaining({
+        kind: 'timers',
+        requestId: 'timers-1',
+        route: 'GET /x',
+        timers: [{ kind: 'setInterval', stack: expect.stringMatching(/diagnostics\.test\.ts/) }],
+      }),
+    ]);
+  });
+
+  it('timers: util.promisify(setTimeout) and setImmediate keep working while wrapped', async () => {
+    collecting();
+    await expect(promisify(setTimeout)(1, 'value')).resolves.toBe('value');
+    await expect(promisify(setImmediate)('now')).resolves.toBe('now');
+  });
+
+  it('enterWith: outside any scope, once per call site; inside a scope, never', () => {
+    const { problems } = collecting();
+    const storage = new AsyncLocalStorage<string>();
+    for (let i = 0; i < 2; i++) storage.enterWith('root');
+    requestContext.run({ requestId: 'in-scope' }, () => storage.enterWith('scoped'));
+    expect(problems()).toEqual([
+      expect.objectContaining({
+        kind: 'enterWith',
+        code: 'WARN_AMBIENT_ROOT_ENTER_WITH',
+        site: expect.stringMatching(/diagnostics\.test\.ts:\d+:\d+$/),
+      }),
+    ]);
+    storage.disable();
+  });
+
+  (gc === undefined ? it.skip : it)(
+    'every kind reaches process.emitWarning with its code; a scope kept past a full collection is retained',
+    async () => {
+      const emitted = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+      const kCopies = Symbol.for('@ambient/core.copies');
+      const copies = (globalThis as unknown as Record<symbol, object[]>)[kCopies]!;
+      const before = copies.length;
+      const kept: Snapshot[] = [];
+      const intervals: NodeJS.Timeout[] = [];
+      try {
+        const diagnostics = enableDiagnostics({ retainedAfterMs: 500, timerGraceMs: 50 });
+        const queue: Array<() => void> = [];
+        const drain = setInterval(() => queue.splice(0).forEach((job) => job()), 2);
+        const { request, close } = await serve((req, res) => {
+          const id = req.headers['x-request-id'];
+          if (id === 'kept') {
+            kept.push(new Snapshot());
+            intervals.push(setInterval(() => undefined, 60_000));
+          }
+          queue.push(() => res.end(String(requestContext.get('requestId'))));
+        });
+        // A same-major copy is compatible; another major is not.
+        copies.push({ version: '0.1.9', path: '/elsewhere/a', registry: '@ambient/core.registry.v1' });
+        await request('free');
+        copies.push({ version: '2.0.0', path: '/elsewhere/b', registry: '@ambient/core.registry.v2' });
+        await request('kept');
+        new AsyncLocalStorage<string>().enterWith('root');
+        requestContext.run({ requestId: 'other' }, () => diagnosticsProbe()!.boundary('a test boundary', 'owner-1'));
+        clearInterval(drain);
+        await close();
+        for (let i = 0; i < 40 && (diagnostics.report().watched > 1 || diagnostics.report().retained === 0); i++) {
+          gc!();
+          await sleep(100);
+        }
+        expect(diagnostics.report()).toMatchObject({
+          lost: 1,
+          crossed: 1,
+          retained: 1,
+          timers: 1,
+          enterWith: 1,
+          copies: 1,
+          retainedNow: 1,
+          watched: 1,
+          openRequests: 0,
+        });
+        const byCode = new Map(
+          emitted.mock.calls.map(([message, options]) => [(options as { code: string }).code, String(message)]),
+        );
+        expect([...byCode.keys()].sort()).toEqual([
+          'WARN_AMBIENT_CONTEXT_CROSSED',
+          'WARN_AMBIENT_CONTEXT_LOST',
+          'WARN_AMBIENT_DIAGNOSTICS_ON',
+          'WARN_AMBIENT_ROOT_ENTER_WITH',
+          'WARN_AMBIENT_SCOPE_RETAINED',
+          'WARN_AMBIENT_TIMER_OUTLIVED_REQUEST',
+          'WARN_AMBIENT_TWO_COPIES',
+        ]);
+        expect(byCode.get('WARN_AMBIENT_SCOPE_RETAINED')).toMatch(/request kept \(GET \/x\).*heap snapshot.*"kept"/s);
+        expect(byCode.get('WARN_AMBIENT_TWO_COPIES')).toMatch(/2\.0\.0 at \/elsewhere\/b/);
+        expect(byCode.get('WARN_AMBIENT_TIMER_OUTLIVED_REQUEST')).toMatch(/setInterval, armed\n {4}at /);
+        expect(byCode.get('WARN_AMBIENT_CONTEXT_CROSSED')).toMatch(/owner-1 but ran in the context of other/);
+        expect(byCode.get('WARN_AMBIENT_DIAGNOSTICS_ON')).toMatch(/^Ambient diagnostics are on: Node v/);
+      } finally {
+        intervals.forEach((interval) => clearInterval(interval));
+        kept.length = 0;
+        copies.length = before;
+        emitted.mockRestore();
+      }
+    },
+  );
+});

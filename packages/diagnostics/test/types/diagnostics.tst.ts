@@ -1,0 +1,33 @@
+import { expect, test } from 'tstyche';
+import {
+  enableDiagnostics,
+  report,
+  type Diagnostics,
+  type DiagnosticReport,
+  type DiagnosticsCounts,
+} from '@ambient/diagnostics';
+
+test('enableDiagnostics takes checked options and returns a handle', () => {
+  expect(enableDiagnostics()).type.toBe<Diagnostics>();
+  expect(
+    enableDiagnostics({ strict: true, retainedAfterMs: 10_000, timerGraceMs: 500, drivers: false }),
+  ).type.toBe<Diagnostics>();
+  expect(enableDiagnostics).type.not.toBeCallableWith({ strict: 'yes' });
+  expect(enableDiagnostics).type.not.toBeCallableWith({ verbose: true });
+  expect(report()).type.toBe<DiagnosticsCounts>();
+});
+
+test('a report is told apart by its kind', () => {
+  enableDiagnostics({
+    onReport(report) {
+      expect(report).type.toBe<DiagnosticReport>();
+      if (report.kind === 'crossed') {
+        expect(report.ownerRequestId).type.toBe<string>();
+        expect(report.foundRequestId).type.toBe<string | undefined>();
+        expect(report.code).type.toBe<'WARN_AMBIENT_CONTEXT_CROSSED'>();
+      }
+      if (report.kind === 'timers')
+        expect(report.timers[0]!.kind).type.toBe<'setTimeout' | 'setInterval' | 'setImmediate'>();
+    },
+  });
+});
