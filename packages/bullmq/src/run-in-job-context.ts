@@ -30,7 +30,8 @@ export function runInJobContext<R>(job: JobLike, fn: () => R): R {
     typeof job.attemptsMade === 'number' && Number.isInteger(job.attemptsMade) && job.attemptsMade >= 0
       ? job.attemptsMade + 1
       : undefined;
-  const running = requestContext.get('job');
+  // Read without counting as a lost context (@ambient/diagnostics): outside a scope is this function's normal case.
+  const running = requestContext.active ? requestContext.get('job') : undefined;
   if (running?.system === 'bullmq' && running.id !== undefined && running.id === job.id) {
     if (attempt !== undefined) requestContext.set('job', { ...running, attempt });
     return fn();

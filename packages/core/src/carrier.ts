@@ -22,6 +22,8 @@ export const carrierKeys = {
  * where a trace is known (the active span's, with a tracer). `{}` outside any scope.
  */
 export function contextCarrier(): ContextCarrier {
+  // Outside any scope is a normal case here (work enqueued at boot), not a lost context: checked first.
+  if (!requestContext.active) return {};
   const requestId = requestContext.get('requestId');
   if (requestId === undefined) return {};
   const carrier: ContextCarrier = {

@@ -31,12 +31,25 @@ const location = (line: string): string => /\(([^()]+)\)\s*$/.exec(line)?.[1] ??
  * Ambient and Node. Costs a stack trace: only taken when something is reported, diagnostics on.
  */
 export function callSite(): CallSite {
+  return capturedCallSite(callSite)();
+}
+
+/**
+ * The stack now, formatted only when asked for: V8 captures the frames cheaply and builds the text on the first
+ * read of `stack`, which for a timer that runs or is cleared in time is never. `above` and what it called are
+ * left out.
+ */
+export function capturedCallSite(above: (...args: never[]) => unknown): () => CallSite {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 40;
   const holder: { stack?: string } = {};
-  Error.captureStackTrace(holder, callSite);
+  Error.captureStackTrace(holder, above);
   Error.stackTraceLimit = limit;
-  const frames = (holder.stack ?? '')
+  return () => fromStack(holder.stack);
+}
+
+function fromStack(stack: string | undefined): CallSite {
+  const frames = (stack ?? '')
     .split('\n')
     .slice(1)
     .filter((line) => !isAmbientFrame(line) && !isNodeInternal(line));

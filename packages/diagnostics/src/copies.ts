@@ -3,18 +3,31 @@ import type { Reporter } from './reporter.js';
 
 /**
  * Reports copies of @ambient/core that cannot work together: a different registry (they share no storage) or
- * a different major version. Checked when diagnostics start and as each request opens (a copy may load later,
- * with the module that needs it); each incompatible set is reported once.
+ * a different major version (they share the storage, not the API around it). Checked when diagnostics start and
+ * as each request opens (a copy may load later, with the module that needs it); each set is reported once. An
+ * entry that is not a copy's record (the list is a global anyone can write to) is left out.
  */
 export function copiesWatcher(reporter: Reporter): () => void {
   let seen = 0;
   return () => {
-    const copies = loadedCopies();
-    if (copies.length === seen) return;
-    seen = copies.length;
+    const listed = loadedCopies();
+    if (listed.length === seen) return;
+    seen = listed.length;
+    const copies = listed.filter(isCopy);
     if (compatible(copies)) return;
-    reporter.report({ kind: 'copies', code: 'WARN_AMBIENT_TWO_COPIES', copies: [...copies] });
+    reporter.report({ kind: 'copies', code: 'WARN_AMBIENT_TWO_COPIES', copies });
   };
+}
+
+function isCopy(value: unknown): value is CoreCopy {
+  const copy = value as Partial<Record<keyof CoreCopy, unknown>> | null;
+  return (
+    typeof copy === 'object' &&
+    copy !== null &&
+    typeof copy.version === 'string' &&
+    typeof copy.path === 'string' &&
+    typeof copy.registry === 'string'
+  );
 }
 
 const major = (version: string): string => {

@@ -4,12 +4,15 @@ import { capabilities } from './capabilities.js';
 import { copiesWatcher } from './copies.js';
 import { watchDriverChannels } from './driver-channels.js';
 import { watchEnterWith } from './enter-with.js';
+import { warnings } from './errors.js';
 import { lostContextDetector } from './lost-context.js';
 import { resolveOptions, type DiagnosticsOptions } from './options.js';
 import type { DiagnosticsCounts } from './reports.js';
-import { Reporter } from './reporter.js';
+import { printable, Reporter } from './reporter.js';
 import { OpenRequests } from './requests.js';
+import { watchResponseEnds } from './response-ends.js';
 import { RetainedScopes } from './retained.js';
+import { rootTimers } from './root-timers.js';
 import { trackTimers } from './timers.js';
 
 /** Diagnostics while they are on. */
@@ -20,45 +23,67 @@ export interface Diagnostics {
   disable(): void;
 }
 
-let active: Diagnostics | undefined;
+/**
+ * The diagnostics that are on, whichever copy of this package switched them on: the ESM and CJS builds (an
+ * `--import` and a later `require`) must not wrap the timers twice and report everything twice.
+ */
+const kActive = Symbol.for('@ambient/diagnostics.active');
+const holder = globalThis as { [kActive]?: Diagnostics };
 
 /**
- * Switches diagnostics on for this process (once: a second call returns the same handle) and reports, each as
- * a process warning with a stable code and to `onReport`: reads that lost their request's context, driver
- * callbacks that ran in another request's, scopes still reachable after their request closed, timers a request
- * left pending, `enterWith` outside any scope, incompatible copies of @ambient/core; and, first, one
- * capability line. Off (never called, or disabled), Ambient pays one read of an unset field where a report
- * could start.
+ * Switches diagnostics on for this process and reports, each as a process warning with a stable code and to
+ * `onReport`: reads that lost their request's context, responses and driver callbacks that ran in another
+ * request's, scopes still reachable after their request closed, timers a request left pending, `enterWith`
+ * outside any scope, incompatible copies of @ambient/core; and, first, one capability line. Already on, it
+ * returns the handle that is on (with options, after a warning that they are not applied). Off (never called,
+ * or disabled), Ambient pays one read of an unset field where a report could start.
  */
 export function enableDiagnostics(options?: DiagnosticsOptions): Diagnostics {
   const resolved = resolveOptions(options);
-  if (active !== undefined) return active;
+  const active = holder[kActive];
+  if (active !== undefined) {
+    if (options !== undefined) warnings.alreadyOn();
+    return active;
+  }
   const reporter = new Reporter(resolved);
   const retained = new RetainedScopes(reporter, resolved.retainedAfterMs);
-  const requests = new OpenRequests(reporter, retained, resolved.timerGraceMs, (place, owner) =>
-    probe.boundary(place, owner),
-  );
   const checkCopies = copiesWatcher(reporter);
+  const boundary = (place: string, ownerRequestId: string | undefined): void => {
+    // Crossed is another request's context; none at all is a lost context, which reads there report.
+    const found = requestContext.active ? requestContext.get('requestId') : undefined;
+    if (ownerRequestId === undefined || found === undefined || found === ownerRequestId) return;
+    reporter.report({
+      kind: 'crossed',
+      code: 'WARN_AMBIENT_CONTEXT_CROSSED',
+      place,
+      ownerRequestId,
+      foundRequestId: found,
+    });
+  };
+  const responseEnds = watchResponseEnds(boundary);
+  const requests = new OpenRequests(reporter, retained, resolved.timerGraceMs, responseEnds.follow);
   const probe: DiagnosticsProbe = {
     missedRead: lostContextDetector(reporter, resolved.strict, () => requests.open > 0),
     requestOpened(req, res, requestId) {
-      checkCopies();
-      requests.opened(req, res, requestId);
+      // Diagnostics never break the request they follow: a failure is reported once, and the request goes on.
+      try {
+        checkCopies();
+        requests.opened(req, res, requestId);
+      } catch (error) {
+        warnings.failed(printable(error instanceof Error ? error.message : String(error)));
+      }
     },
-    boundary(place, ownerRequestId) {
-      // Crossed is another request's context; none at all is a lost context, which reads there report.
-      const found = requestContext.active ? requestContext.get('requestId') : undefined;
-      if (ownerRequestId === undefined || found === undefined || found === ownerRequestId) return;
-      reporter.report({
-        kind: 'crossed',
-        code: 'WARN_AMBIENT_CONTEXT_CROSSED',
-        place,
-        ownerRequestId,
-        foundRequestId: found,
-      });
-    },
+    boundary,
   };
+  // One timer for every periodic check, outside any request: a quarter of the shorter age, within 50 ms to 1 s.
+  const period = Math.max(50, Math.min(1000, resolved.timerGraceMs / 4, resolved.retainedAfterMs / 4));
+  const checks = rootTimers.every(period, () => {
+    requests.checkTimers();
+    retained.check();
+  });
   const undos = [
+    () => checks.stop(),
+    () => responseEnds.undo(),
     trackTimers(() => requests.timersOfCurrent()),
     watchEnterWith(reporter),
     ...(resolved.drivers ? [watchDriverChannels(reporter)] : []),
@@ -75,13 +100,14 @@ export function enableDiagnostics(options?: DiagnosticsOptions): Diagnostics {
       watched: retained.watched,
     }),
     disable() {
-      if (active !== diagnostics) return;
-      active = undefined;
+      if (holder[kActive] !== diagnostics) return;
+      holder[kActive] = undefined;
+      reporter.stopped = true;
       if (diagnosticsProbe() === probe) setDiagnosticsProbe(replaced);
       for (const undo of undos.reverse()) undo();
     },
   };
-  active = diagnostics;
+  holder[kActive] = diagnostics;
   return diagnostics;
 }
 
@@ -99,14 +125,16 @@ const off: DiagnosticsCounts = Object.freeze({
 
 /** The counts of the diagnostics that are on, or zeros while they are off. */
 export function report(): DiagnosticsCounts {
-  return active?.report() ?? off;
+  return holder[kActive]?.report() ?? off;
 }
 
 /**
- * Is `AMBIENT_DIAGNOSTICS` set to switch diagnostics on? `1` or `true` for on, `strict` for on and strict.
+ * What `AMBIENT_DIAGNOSTICS` asks for: `1` or `true` on, `strict` on and strict; unset or empty, off. Anything
+ * else stays off, with a warning (WARN_AMBIENT_DIAGNOSTICS_ENV_IGNORED): a typo must not pass for "on".
  */
 export function diagnosticsFromEnvironment(value: string | undefined): DiagnosticsOptions | undefined {
   if (value === '1' || value === 'true') return {};
   if (value === 'strict') return { strict: true };
+  if (value !== undefined && value !== '') warnings.environmentIgnored(printable(value));
   return undefined;
 }

@@ -37,8 +37,10 @@ export function watchEnterWith(reporter: Reporter): () => void {
     }
     Reflect.apply(original, this, [store]);
   };
+  const installed = { enterWith: prototype.enterWith, run: prototype.run };
   return () => {
-    prototype.enterWith = original;
-    prototype.run = originalRun;
+    // Only where ours is still there: a wrapper installed since stays.
+    if (prototype.enterWith === installed.enterWith) prototype.enterWith = original;
+    if (prototype.run === installed.run) prototype.run = originalRun;
   };
 }

@@ -66,6 +66,22 @@ export const warnings = defineWarnings({
       `AsyncLocalStorage#enterWith was called outside any scope, at ${site}: its value leaks into everything ` +
       `that runs after it, other requests included (nodejs/node#62290). Use run() instead.\n${stack}`,
   },
+  failed: {
+    code: 'WARN_AMBIENT_DIAGNOSTICS_FAILED',
+    once: true,
+    message: (error: string) =>
+      `Ambient diagnostics failed to follow a request and go on without it (the request itself is unaffected): ${error}`,
+  },
+  alreadyOn: {
+    code: 'WARN_AMBIENT_DIAGNOSTICS_ALREADY_ON',
+    message: () =>
+      'enableDiagnostics(options) was called while diagnostics are already on (AMBIENT_DIAGNOSTICS, or an ' +
+      'earlier call): the options of the first call stay. Call disable() on its handle first to change them.',
+  },
+  environmentIgnored: {
+    code: 'WARN_AMBIENT_DIAGNOSTICS_ENV_IGNORED',
+    message: (value: string) => `AMBIENT_DIAGNOSTICS=${value} is not one of 1, true or strict: diagnostics stay off.`,
+  },
   hookThrew: {
     code: 'WARN_AMBIENT_DIAGNOSTICS_HOOK_THREW',
     message: (error: string) => `The diagnostics onReport hook threw; the report was still emitted: ${error}`,
@@ -73,8 +89,9 @@ export const warnings = defineWarnings({
   twoCopies: {
     code: 'WARN_AMBIENT_TWO_COPIES',
     message: (copies: string) =>
-      `Two incompatible copies of @ambient/core are loaded; code that reads one copy's context does not see ` +
-      `the other's. Dedupe them (npm dedupe, or one version in every package.json):\n${copies}`,
+      `Incompatible copies of @ambient/core are loaded: with different registries they share no context, with ` +
+      `different major versions they share it but not its API. Dedupe them (npm dedupe, or one version in ` +
+      `every package.json):\n${copies}`,
   },
 });
 

@@ -8,13 +8,17 @@ type Counted = Exclude<DiagnosticKind, 'capabilities'>;
 export class Reporter {
   readonly counts: Record<Counted, number> = { lost: 0, crossed: 0, retained: 0, timers: 0, enterWith: 0, copies: 0 };
   readonly #options: ResolvedOptions;
+  /** Set by disable(): a request still open then, or a finalizer, reports nothing more. */
+  stopped = false;
 
   constructor(options: ResolvedOptions) {
     this.#options = options;
   }
 
-  report(report: DiagnosticReport): void {
-    if (report.kind !== 'capabilities') this.counts[report.kind]++;
+  /** `counted`: the caller has counted it already (a retained scope is counted each time, reported once a route). */
+  report(report: DiagnosticReport, { counted = false }: { counted?: boolean } = {}): void {
+    if (this.stopped) return;
+    if (report.kind !== 'capabilities' && !counted) this.counts[report.kind]++;
     if (this.#options.warnings) emitWarning(report);
     const hook = this.#options.onReport;
     if (hook === undefined) return;
@@ -33,12 +37,16 @@ function emitWarning(report: DiagnosticReport): void {
     case 'lost':
       return warnings.contextLost(report.context, report.site, report.stack);
     case 'crossed':
-      return warnings.contextCrossed(report.place, report.ownerRequestId, report.foundRequestId ?? 'no request');
+      return warnings.contextCrossed(
+        report.place,
+        printable(report.ownerRequestId),
+        report.foundRequestId === undefined ? 'no request' : printable(report.foundRequestId),
+      );
     case 'retained':
-      return warnings.scopeRetained(report.requestId, report.route, report.ageMs, report.pending);
+      return warnings.scopeRetained(printable(report.requestId), report.route, report.ageMs, report.pending);
     case 'timers':
       return warnings.timerOutlived(
-        report.requestId,
+        printable(report.requestId),
         report.route,
         report.timers.map((timer) => `  ${timer.kind}, armed\n${indent(timer.stack)}`).join('\n'),
       );
@@ -50,6 +58,12 @@ function emitWarning(report: DiagnosticReport): void {
       );
   }
 }
+
+/**
+ * An id as a warning prints it: adapters validate the ids they accept, but an app may set its own
+ * (`requestContext.set`, fastify's genReqId), so only printable ASCII is kept, 128 characters at most.
+ */
+export const printable = (text: string): string => text.replace(/[^\x20-\x7e]/g, '?').slice(0, 128);
 
 const indent = (stack: string): string =>
   stack

@@ -1,13 +1,20 @@
 import { requestContext } from '@ambient/core';
 import { scopeObject } from '@ambient/core/adapter';
-import type { RetainedScopes } from './retained.js';
+import { RetainedScopes } from './retained.js';
 import type { Reporter } from './reporter.js';
-import { rootTimers } from './root-timers.js';
-import type { ArmedTimer } from './timers.js';
+import { stillPending, type ArmedTimer } from './timers.js';
 
 interface OpenRequest {
   readonly requestId: string;
-  readonly timers: Set<ArmedTimer>;
+  /** The timers it armed and has not yet run or cleared; made on its first timer (most requests arm none). */
+  timers: Set<ArmedTimer> | undefined;
+}
+
+/** A closed request with timers still pending, to look at again once the grace has passed. */
+interface TimerCheck {
+  readonly request: OpenRequest;
+  readonly route: string;
+  readonly due: number;
 }
 
 interface RequestLike {
@@ -21,7 +28,6 @@ interface RequestLike {
 
 interface ResponseLike {
   once(event: 'close', listener: () => void): unknown;
-  end?: (...args: unknown[]) => unknown;
 }
 
 /**
@@ -35,84 +41,90 @@ export class OpenRequests {
   readonly #reporter: Reporter;
   readonly #retained: RetainedScopes;
   readonly #timerGraceMs: number;
-  readonly #boundary: (place: string, ownerRequestId: string) => void;
+  readonly #followEnd: (res: object, requestId: string) => void;
+  #timerChecks: TimerCheck[] = [];
   open = 0;
 
   constructor(
     reporter: Reporter,
     retained: RetainedScopes,
     timerGraceMs: number,
-    boundary: (place: string, ownerRequestId: string) => void,
+    followEnd: (res: object, requestId: string) => void,
   ) {
     this.#reporter = reporter;
     this.#retained = retained;
     this.#timerGraceMs = timerGraceMs;
-    this.#boundary = boundary;
+    this.#followEnd = followEnd;
   }
 
   /** Called inside the request's scope, as it opens. */
   opened(req: RequestLike, res: object, requestId: string): void {
     const scope = scopeObject(requestContext);
     if (scope === undefined) return;
-    const request: OpenRequest = { requestId, timers: new Set() };
+    const request: OpenRequest = { requestId, timers: undefined };
     this.#byScope.set(scope, request);
     this.open++;
-    this.#checkResponseEnd(res as ResponseLike, requestId);
-    const weakScope = new WeakRef(scope);
+    const watched = this.#retained.watch(scope, requestId);
+    this.#followEnd(res, requestId);
     (res as ResponseLike).once('close', () => {
       this.open--;
-      const route = routeOf(req);
-      const closedScope = weakScope.deref();
-      if (closedScope !== undefined) this.#retained.watch(closedScope, requestId, route);
-      rootTimers.after(this.#timerGraceMs, () => this.#reportTimers(request, route));
+      watched.route = routeOf(req);
+      watched.closedAt = RetainedScopes.now();
+      if (request.timers !== undefined && request.timers.size > 0) {
+        this.#timerChecks.push({ request, route: watched.route, due: watched.closedAt + this.#timerGraceMs });
+      }
     });
-  }
-
-  /**
-   * The code that ends a response is the request's own, whichever framework calls `res.end` (express's
-   * res.send, koa's respond, fastify's reply.send): it must run in the request's scope. A handler whose flow
-   * went through a callback that another request ran (a shared batch, a pool) ends its response there, and is
-   * reported as crossed. Wraps this response's `end` only, while diagnostics are on.
-   */
-  #checkResponseEnd(res: ResponseLike, requestId: string): void {
-    const end = res.end;
-    if (typeof end !== 'function') return;
-    const boundary = this.#boundary;
-    res.end = function (this: unknown, ...args: unknown[]) {
-      boundary('the response end', requestId);
-      return Reflect.apply(end, this, args);
-    };
   }
 
   /** The pending-timer set of the request whose scope is current, if diagnostics follow it. */
   timersOfCurrent(): Set<ArmedTimer> | undefined {
     const scope = scopeObject(requestContext);
-    return scope === undefined ? undefined : this.#byScope.get(scope)?.timers;
+    const request = scope === undefined ? undefined : this.#byScope.get(scope);
+    if (request === undefined) return undefined;
+    return (request.timers ??= new Set());
   }
 
-  #reportTimers(request: OpenRequest, route: string): void {
-    if (request.timers.size === 0) return;
-    this.#reporter.report({
-      kind: 'timers',
-      code: 'WARN_AMBIENT_TIMER_OUTLIVED_REQUEST',
-      requestId: request.requestId,
-      route,
-      timers: [...request.timers].map(({ kind, stack }) => ({ kind, stack })),
-    });
+  /** Reports the closed requests whose grace has passed with timers still pending. */
+  checkTimers(): void {
+    if (this.#timerChecks.length === 0) return;
+    const now = RetainedScopes.now();
+    const due = this.#timerChecks.filter((check) => check.due <= now);
+    if (due.length === 0) return;
+    this.#timerChecks = this.#timerChecks.filter((check) => check.due > now);
+    for (const { request, route } of due) {
+      const pending = [...(request.timers ?? [])].filter(stillPending);
+      if (pending.length === 0) continue;
+      this.#reporter.report({
+        kind: 'timers',
+        code: 'WARN_AMBIENT_TIMER_OUTLIVED_REQUEST',
+        requestId: request.requestId,
+        route,
+        timers: pending.map(({ kind, armedAt }) => ({ kind, stack: armedAt().stack })),
+      });
+    }
   }
 }
 
 /**
  * How a report names a request: the framework's route pattern where it has one (express `req.route.path`,
- * fastify `routeOptions.url`, koa-router `_matchedRoute`), else the method and the path without its query.
- * The path is the client's: cut to 200 characters, and only printable ASCII kept, so that no control
- * character or markup reaches a log.
+ * fastify `routeOptions.url`, koa-router `_matchedRoute`), else the method and the path without its query, each
+ * segment with a digit or longer than 32 characters shown as `:id` (ids and tokens are the client's, and stay out
+ * of logs). Printable ASCII only, 200 characters at most.
  */
 function routeOf(req: RequestLike): string {
   const pattern = req.route?.path ?? req.routeOptions?.url ?? req._matchedRoute;
   const method = typeof req.method === 'string' ? req.method : 'request';
   const url = typeof req.originalUrl === 'string' ? req.originalUrl : req.url;
-  const path = typeof pattern === 'string' ? pattern : typeof url === 'string' ? url.split('?')[0]! : '';
+  const path =
+    typeof pattern === 'string'
+      ? pattern
+      : typeof url === 'string'
+        ? url
+            .split('?')[0]!
+            .split('/')
+            .map((segment) => (/\d/.test(segment) || segment.length > 32 ? ':id' : segment))
+            .join('/')
+        : '';
   return clean(`${method} ${path}`);
 }
 

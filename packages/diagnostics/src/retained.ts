@@ -1,32 +1,42 @@
 // performance from perf_hooks, not the global: its clock is the one gc entries are timed on, in any realm.
 import { constants, performance, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import type { Reporter } from './reporter.js';
-import { rootTimers } from './root-timers.js';
 
-interface Watched {
+/** A request whose scope is watched: registered as it opens, closed when its response closes. */
+export interface WatchedRequest {
   readonly requestId: string;
-  readonly route: string;
-  readonly closedAt: number;
+  /** When its response closed (performance.now()); `undefined` while it is open. */
+  closedAt: number | undefined;
+  /** How a report names it, once closed. */
+  route: string;
   reported: boolean;
 }
 
 /**
- * Watches the scopes of closed requests: each is registered with a FinalizationRegistry when its response
- * closes, and one still there a while after close, past a full (mark-compact) collection, is reachable from
- * something that outlived the request (a timer, a cache, an Error kept from a setImmediate: nodejs/node#66129,
+ * Watches the scopes of requests: each is registered with a FinalizationRegistry as it opens, and one still
+ * there a while after its response closed, past a full (mark-compact) collection, is reachable from something
+ * that outlived the request (a timer, a cache, an Error kept from a setImmediate: nodejs/node#66129,
  * openclaw/openclaw#126640). A young collection proves nothing, so none is reported before a full one; a quiet
- * process may go a long time without one, and then reports late, never wrongly.
+ * process may go a long time without one, and then reports late, never wrongly. Registering as the scope opens
+ * (not at close) spares each request a WeakRef to find its scope again: at 20,000 requests a second, weak cells
+ * are garbage-collector work (benchmarks/README.md#diagnostics).
  */
 export class RetainedScopes {
-  readonly #watched = new Map<number, Watched>();
-  readonly #registry = new FinalizationRegistry<number>((id) => this.#watched.delete(id));
+  readonly #watched = new Map<number, WatchedRequest>();
+  readonly #registry = new FinalizationRegistry<number>((id) => {
+    if (this.#watched.get(id)?.reported === true) this.#retainedNow--;
+    this.#watched.delete(id);
+  });
   readonly #reporter: Reporter;
   readonly #afterMs: number;
   #nextId = 0;
   /** When the latest full collections ended (performance.now()), the last few. */
   readonly #fullGcs: number[] = [];
   readonly #observer: PerformanceObserver;
-  readonly #check: { stop(): void };
+  /** Closed requests reported as retained and not collected since. */
+  #retainedNow = 0;
+  /** The routes reported so far: a leak on a route is reported once, and counted every time. */
+  readonly #reportedRoutes = new Set<string>();
 
   constructor(reporter: Reporter, afterMs: number) {
     this.#reporter = reporter;
@@ -39,54 +49,67 @@ export class RetainedScopes {
       }
     });
     this.#observer.observe({ entryTypes: ['gc'] });
-    this.#check = rootTimers.every(Math.max(50, Math.min(1000, afterMs / 4)), () => this.check());
   }
 
-  /** `scope` belongs to a request whose response has just closed. */
-  watch(scope: object, requestId: string, route: string): void {
+  /** Watches `scope`, of a request that has just opened; close the returned entry when its response closes. */
+  watch(scope: object, requestId: string): WatchedRequest {
     const id = this.#nextId++;
-    this.#watched.set(id, { requestId, route, closedAt: performance.now(), reported: false });
+    const watched: WatchedRequest = { requestId, closedAt: undefined, route: '', reported: false };
+    this.#watched.set(id, watched);
     this.#registry.register(scope, id);
+    return watched;
+  }
+
+  /** Now, on the clock `closedAt` is kept on. */
+  static now(): number {
+    return performance.now();
   }
 
   /**
-   * Reports every watched scope past its age that a full collection, ended at least 100 ms ago (finalizers run
-   * as tasks after it), has left alive.
+   * Reports every closed request past its age whose scope two full collections since, the later ended at least
+   * 100 ms ago, have left alive: a finalizer runs as a task after its collection, and under load one collection's
+   * tasks may not have run yet, but they have by the end of the next.
    */
   check(): void {
     const settled = performance.now() - 100;
-    // The latest full collection whose finalizers have had their time; one that just ended may not yet have.
-    const lastSettledGc = Math.max(-Infinity, ...this.#fullGcs.filter((end) => end <= settled));
-    const due = [...this.#watched.values()].filter(
-      (watched) => !watched.reported && watched.closedAt + this.#afterMs <= lastSettledGc,
-    );
-    for (const watched of due) {
+    const collections = this.#fullGcs.filter((end) => end <= settled);
+    if (collections.length < 2) return;
+    // Closed before this, two collections have run since its age was reached.
+    const dueBefore = collections[collections.length - 2]! - this.#afterMs;
+    for (const watched of this.#watched.values()) {
+      if (watched.reported || watched.closedAt === undefined || watched.closedAt > dueBefore) continue;
       watched.reported = true;
-      this.#reporter.report({
-        kind: 'retained',
-        code: 'WARN_AMBIENT_SCOPE_RETAINED',
-        requestId: watched.requestId,
-        route: watched.route,
-        ageMs: performance.now() - watched.closedAt,
-        pending: this.retainedNow,
-      });
+      this.#retainedNow++;
+      this.#reporter.counts.retained++;
+      if (this.#reportedRoutes.has(watched.route)) continue;
+      this.#reportedRoutes.add(watched.route);
+      this.#reporter.report(
+        {
+          kind: 'retained',
+          code: 'WARN_AMBIENT_SCOPE_RETAINED',
+          requestId: watched.requestId,
+          route: watched.route,
+          ageMs: performance.now() - watched.closedAt,
+          pending: this.#retainedNow,
+        },
+        { counted: true },
+      );
     }
   }
 
-  /** Closed requests whose scopes a full collection has left alive past their age. */
+  /** Closed requests whose scopes full collections have left alive past their age. */
   get retainedNow(): number {
-    let count = 0;
-    for (const watched of this.#watched.values()) if (watched.reported) count++;
-    return count;
+    return this.#retainedNow;
   }
 
   /** Closed requests still watched (not yet collected). */
   get watched(): number {
-    return this.#watched.size;
+    let count = 0;
+    for (const watched of this.#watched.values()) if (watched.closedAt !== undefined) count++;
+    return count;
   }
 
   stop(): void {
-    this.#check.stop();
     this.#observer.disconnect();
   }
 }

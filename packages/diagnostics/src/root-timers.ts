@@ -5,15 +5,12 @@ import { runInRoot } from '@ambient/core';
  * count as a timer the request left behind, and with Node's timer functions as they were when this module
  * loaded, before timers.ts wraps the globals. Unref'd: diagnostics never keep a process running.
  */
-const { setInterval, clearInterval, setTimeout } = globalThis;
+const { setInterval, clearInterval } = globalThis;
 
 export const rootTimers = {
   every(ms: number, tick: () => void): { stop(): void } {
     const handle = runInRoot(() => setInterval(tick, ms));
     handle.unref();
     return { stop: () => clearInterval(handle) };
-  },
-  after(ms: number, run: () => void): void {
-    runInRoot(() => setTimeout(run, ms)).unref();
   },
 };

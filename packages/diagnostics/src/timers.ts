@@ -1,11 +1,24 @@
 import timersModule from 'node:timers';
 import { syncBuiltinESMExports } from 'node:module';
-import { callSite } from './call-site.js';
+import { capturedCallSite, type CallSite } from './call-site.js';
 import type { PendingTimer } from './reports.js';
 
 /** What a request armed and has not yet run or cleared. */
-export interface ArmedTimer extends PendingTimer {
+export interface ArmedTimer {
+  readonly kind: PendingTimer['kind'];
+  /** Where it was armed, formatted when a report needs it. */
+  readonly armedAt: () => CallSite;
   readonly owner: Set<ArmedTimer>;
+  /** Node's Timeout or Immediate, once armed. */
+  handle?: unknown;
+}
+
+/**
+ * Is the timer still armed? Cleared by a path the wrappers do not see (`timeout.close()`, `clearTimeout(+id)`,
+ * `[Symbol.dispose]()`), Node marks its Timeout or Immediate destroyed (`_destroyed`, lib/internal/timers.js).
+ */
+export function stillPending(armed: ArmedTimer): boolean {
+  return (armed.handle as { _destroyed?: unknown } | undefined)?._destroyed !== true;
 }
 
 type Kind = PendingTimer['kind'];
@@ -36,7 +49,7 @@ export function trackTimers(pendingSetOf: () => Set<ArmedTimer> | undefined): ()
     const wrapped = function (this: unknown, callback: unknown, ...rest: unknown[]): unknown {
       const owner = typeof callback === 'function' ? pendingSetOf() : undefined;
       if (owner === undefined) return Reflect.apply(original, this, [callback, ...rest]);
-      const armed: ArmedTimer = { kind, stack: callSite().stack, owner };
+      const armed: ArmedTimer = { kind, armedAt: capturedCallSite(wrapped), owner };
       const fn = callback as (...args: unknown[]) => unknown;
       const handle = Reflect.apply(original, this, [
         function (this: unknown, ...args: unknown[]) {
@@ -45,6 +58,7 @@ export function trackTimers(pendingSetOf: () => Set<ArmedTimer> | undefined): ()
         },
         ...rest,
       ]);
+      armed.handle = handle;
       owner.add(armed);
       if (typeof handle === 'object' && handle !== null) handles.set(handle, armed);
       return handle;
@@ -69,10 +83,12 @@ export function trackTimers(pendingSetOf: () => Set<ArmedTimer> | undefined): ()
     exported[clear] = wrappedClear;
   }
   syncBuiltinESMExports();
+  const installed = new Map(kinds.flatMap(({ set, clear }) => [set, clear]).map((name) => [name, globals[name]]));
   return () => {
+    // Only where ours is still there: a wrapper installed since (jest's fake timers, sinon) stays.
     for (const [name, original] of originals) {
-      globals[name] = original;
-      exported[name] = original;
+      if (globals[name] === installed.get(name)) globals[name] = original;
+      if (exported[name] === installed.get(name)) exported[name] = original;
     }
     syncBuiltinESMExports();
   };

@@ -23,7 +23,9 @@ interface RequestLogger {
  */
 function logInRequestScope(logger: RequestLogger, method: LogMethod, args: unknown[]): unknown {
   const requestId = logger[kRequestId];
-  if (requestId === undefined || requestContext.get('requestId') === requestId) return method.apply(logger, args);
+  // `active` first: before onRequest there is no scope yet, which is no lost context (@ambient/diagnostics).
+  const current = requestContext.active ? requestContext.get('requestId') : undefined;
+  if (requestId === undefined || current === requestId) return method.apply(logger, args);
   return requestContext.run({ requestId }, () => method.apply(logger, args));
 }
 
