@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bindEmitter, parseTraceParent, requestContext, type RequestStore } from '@ambient/core';
-import { carrierKeys, diagnosticsProbe, isValidTraceState } from '@ambient/core/adapter';
+import { carrierKeys, diagnosticsProbe, isValidTraceState, type DiagnosticsProbe } from '@ambient/core/adapter';
 import type { RequestPolicy } from './options.js';
 import { runWithOutgoingPolicy } from './propagation.js';
 
@@ -152,7 +152,24 @@ export function runInRequestScope<R>(
   }
   // @ambient/diagnostics, when on, follows the request from inside its scope until `res` closes.
   const probe = diagnosticsProbe();
-  const run = probe === undefined ? fn : () => (probe.requestOpened(req, res, values.requestId), fn());
+  const run = probe === undefined ? fn : followed(probe, req, res, values.requestId, fn);
   if (policy.propagation === undefined) return requestContext.run(values, run);
   return runWithOutgoingPolicy(policy.propagation, () => requestContext.run(values, run));
+}
+
+/**
+ * `fn`, told to the diagnostics probe first. Made here, not inline: a closure inside runInRequestScope would
+ * make V8 keep `req` and `res` in a heap context on every request, diagnostics on or off (+50 ns on Node 24).
+ */
+function followed<R>(
+  probe: DiagnosticsProbe,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  fn: () => R,
+): () => R {
+  return () => {
+    probe.requestOpened(req, res, requestId);
+    return fn();
+  };
 }
