@@ -2,6 +2,7 @@
 import { runAsyncHop } from './core-async-hop.mjs';
 import { runBullmqJobs } from './bullmq-jobs.mjs';
 import { runCoreMicro } from './core-micro.mjs';
+import { runDiagnostics } from './diagnostics.mjs';
 import { runDrivers } from './drivers.mjs';
 import { runAllocations } from './frameworks/allocations.mjs';
 import { runFrameworks } from './frameworks/run.mjs';
@@ -9,7 +10,7 @@ import { runFullStack } from './full-stack/run.mjs';
 import { runHttpSeed } from './http-seed/run.mjs';
 import { runOpenTelemetryBind } from './opentelemetry-bind.mjs';
 
-// BENCH_ONLY: core | opentelemetry | bullmq | drivers | http | frameworks | allocations | full-stack
+// BENCH_ONLY: core | opentelemetry | bullmq | drivers | diagnostics | http | frameworks | allocations | full-stack
 const only = process.env.BENCH_ONLY;
 let withinBudget = true;
 if (only === undefined || only === 'core') {
@@ -19,6 +20,7 @@ if (only === undefined || only === 'core') {
 if (only === undefined || only === 'opentelemetry') runOpenTelemetryBind();
 if (only === undefined || only === 'bullmq') withinBudget = (await runBullmqJobs()) && withinBudget;
 if (only === undefined || only === 'drivers') withinBudget = (await runDrivers()) && withinBudget;
+if (only === undefined || only === 'diagnostics') withinBudget = (await runDiagnostics()) && withinBudget;
 if (only === undefined || only === 'http') withinBudget = (await runHttpSeed()) && withinBudget;
 if (only === undefined || only === 'frameworks') withinBudget = (await runFrameworks()) && withinBudget;
 if (only === undefined || only === 'allocations') await runAllocations();

@@ -18,7 +18,9 @@ async function expressApp() {
   const { default: express } = await import('express');
   const app = express();
   let readId = () => undefined;
-  if (variant === 'ambient') {
+  if (variant === 'ambient' || variant === 'ambient-diagnostics') {
+    // With @ambient/diagnostics on, as a team would leave it on in staging (its defaults, warnings included).
+    if (variant === 'ambient-diagnostics') (await import('@ambient/diagnostics')).enableDiagnostics();
     const { expressContext, requestContext } = await import('@ambient/express-context');
     app.use(expressContext());
     readId = () => requestContext.get('requestId');

@@ -11,6 +11,7 @@ export const labels = {
   'cls-rtracer': 'cls-rtracer',
   'express-http-context': 'express-http-context',
   'request-context': '@fastify/request-context',
+  'ambient-diagnostics': 'Ambient + diagnostics on',
 };
 
 /** The frameworks BENCH_FRAMEWORKS names (comma-separated; all three by default), checked against the table above. */

@@ -9,7 +9,7 @@ import { correlationMixin } from '@ambient/pino-context';
 import pino from 'pino';
 import { createApp } from './app.mjs';
 
-const diagnostics = enableDiagnostics({ retainedAfterMs: 2000, timerGraceMs: 500 });
+const diagnostics = enableDiagnostics({ retainedAfterMs: 2000, retainedSampleEvery: 1, timerGraceMs: 500 });
 
 const logger = pino({ mixin: correlationMixin() }, pino.destination({ dest: 1, sync: true }));
 const server = createApp({ logger }).listen(0, '127.0.0.1');

@@ -61,7 +61,13 @@ export function enableDiagnostics(options?: DiagnosticsOptions): Diagnostics {
     });
   };
   const responseEnds = watchResponseEnds(boundary);
-  const requests = new OpenRequests(reporter, retained, resolved.timerGraceMs, responseEnds.follow);
+  const requests = new OpenRequests(
+    reporter,
+    retained,
+    resolved.timerGraceMs,
+    responseEnds.follow,
+    resolved.retainedSampleEvery,
+  );
   const probe: DiagnosticsProbe = {
     missedRead: lostContextDetector(reporter, resolved.strict, () => requests.open > 0),
     requestOpened(req, res, requestId) {

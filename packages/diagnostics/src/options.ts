@@ -11,6 +11,12 @@ export interface DiagnosticsOptions {
    * request's values until it times out. Raise it above yours (a server behind a load balancer often has 65 s).
    */
   retainedAfterMs?: number;
+  /**
+   * One request in this many is watched for a scope retained after close (1: every request). Watching keeps a
+   * scope until the next full collection; a leak on a route leaks on each of its requests, so a sample finds it.
+   * Default 10.
+   */
+  retainedSampleEvery?: number;
   /** Timers armed in a request and still pending this long after it closed are reported. Default 1000. */
   timerGraceMs?: number;
   /** Emit each report as a process warning (stderr, `process.on('warning')`). Default true. */
@@ -35,6 +41,10 @@ const shape: OptionShape<DiagnosticsOptions> = {
   strict: rules.boolean,
   retainedAfterMs: durationRule,
   timerGraceMs: durationRule,
+  retainedSampleEvery: rule(
+    'a whole number from 1 to 1000000',
+    (value): value is number => Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 1_000_000,
+  ),
   warnings: rules.boolean,
   onReport: rules.function('(report: DiagnosticReport) => void'),
   drivers: rules.boolean,
@@ -46,6 +56,7 @@ export function resolveOptions(options: DiagnosticsOptions | undefined): Resolve
     strict: given.strict ?? false,
     retainedAfterMs: given.retainedAfterMs ?? 10_000,
     timerGraceMs: given.timerGraceMs ?? 1000,
+    retainedSampleEvery: given.retainedSampleEvery ?? 10,
     warnings: given.warnings ?? true,
     onReport: given.onReport,
     drivers: given.drivers ?? true,

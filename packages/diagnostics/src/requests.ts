@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { requestContext } from '@ambient/core';
 import { scopeObject } from '@ambient/core/adapter';
 import { RetainedScopes } from './retained.js';
@@ -26,9 +27,7 @@ interface RequestLike {
   readonly _matchedRoute?: unknown;
 }
 
-interface ResponseLike {
-  once(event: 'close', listener: () => void): unknown;
-}
+const onResponse = EventEmitter.prototype.on as (this: object, event: 'close', listener: () => void) => unknown;
 
 /**
  * Follows each HTTP request from its scope's opening to its response's `close`: how many are open (a read that
@@ -43,6 +42,8 @@ export class OpenRequests {
   readonly #timerGraceMs: number;
   readonly #followEnd: (res: object, requestId: string) => void;
   #timerChecks: TimerCheck[] = [];
+  readonly #sampleEvery: number;
+  #sampled = 0;
   open = 0;
 
   constructor(
@@ -50,7 +51,9 @@ export class OpenRequests {
     retained: RetainedScopes,
     timerGraceMs: number,
     followEnd: (res: object, requestId: string) => void,
+    sampleEvery: number,
   ) {
+    this.#sampleEvery = sampleEvery;
     this.#reporter = reporter;
     this.#retained = retained;
     this.#timerGraceMs = timerGraceMs;
@@ -64,14 +67,25 @@ export class OpenRequests {
     const request: OpenRequest = { requestId, timers: undefined };
     this.#byScope.set(scope, request);
     this.open++;
-    const watched = this.#retained.watch(scope, requestId);
+    // Watched for retention one request in `retainedSampleEvery`: a FinalizationRegistry entry keeps its scope
+    // through young collections until the next full one, which at thousands of requests a second is old-space
+    // growth and garbage-collector time (benchmarks/README.md#diagnostics). A leak on a route leaks on each of
+    // its requests, so a sample finds it.
+    const watched = ++this.#sampled % this.#sampleEvery === 0 ? this.#retained.watch(scope, requestId) : undefined;
     this.#followEnd(res, requestId);
-    (res as ResponseLike).once('close', () => {
+    // Through EventEmitter's own `on`, not the response's: bindEmitter would wrap this listener in the request's
+    // context, which it does not need.
+    onResponse.call(res, 'close', () => {
       this.open--;
-      watched.route = routeOf(req);
-      watched.closedAt = RetainedScopes.now();
+      if (watched === undefined && request.timers === undefined) return;
+      const route = routeOf(req);
+      const closedAt = RetainedScopes.now();
+      if (watched !== undefined) {
+        watched.route = route;
+        watched.closedAt = closedAt;
+      }
       if (request.timers !== undefined && request.timers.size > 0) {
-        this.#timerChecks.push({ request, route: watched.route, due: watched.closedAt + this.#timerGraceMs });
+        this.#timerChecks.push({ request, route, due: closedAt + this.#timerGraceMs });
       }
     });
   }
