@@ -27,6 +27,7 @@ interface RequestLike {
   readonly _matchedRoute?: unknown;
 }
 
+// eslint-disable-next-line @typescript-eslint/unbound-method -- called with the response as `this`, below
 const onResponse = EventEmitter.prototype.on as (this: object, event: 'close', listener: () => void) => unknown;
 
 /**
