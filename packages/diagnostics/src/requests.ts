@@ -70,7 +70,7 @@ export class OpenRequests {
     this.open++;
     // Watched for retention one request in `retainedSampleEvery`: a FinalizationRegistry entry keeps its scope
     // through young collections until the next full one, which at thousands of requests a second is old-space
-    // growth and garbage-collector time (benchmarks/README.md#diagnostics). A leak on a route leaks on each of
+    // growth and garbage-collector time (benchmarks/README.md#diagnostics-diagnosticsmjs). A leak on a route leaks on each of
     // its requests, so a sample finds it.
     const watched = ++this.#sampled % this.#sampleEvery === 0 ? this.#retained.watch(scope, requestId) : undefined;
     this.#followEnd(res, requestId);
