@@ -10,10 +10,8 @@
 //       processes (benchmarks/load.mjs); the median per-round ratio and its interquartile range.
 //
 //   node benchmarks/diagnostics.mjs      BENCH_ONLY=diagnostics node benchmarks/run.mjs
-import http from 'node:http';
-import { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { alternate, measureInFreshProcesses, median, quantile } from './harness.mjs';
+import { alternate, measureInFreshProcesses, median, quantile, requestExchanges } from './harness.mjs';
 import { formatRatio, measureLoad, printLoadTable, ratios } from './load.mjs';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 15);
@@ -26,12 +24,7 @@ async function measureInProcess() {
   const { createRequestPolicy, runInRequestScope } = await import('@ambient/http-context/adapter');
   const { enableDiagnostics } = await import('@ambient/diagnostics');
   const policy = createRequestPolicy({}, 'benchmark');
-  const socket = new Socket();
-  const newExchange = () => {
-    const req = new http.IncomingMessage(socket);
-    req.headers = { host: '127.0.0.1' };
-    return [req, new http.ServerResponse(req)];
-  };
+  const newExchange = requestExchanges();
   const noop = () => undefined;
   let sink;
   let diagnostics;

@@ -1,5 +1,7 @@
 // Shared by the benchmarks: alternate the variants round by round, take medians, print ratios.
 import { spawnSync } from 'node:child_process';
+import http from 'node:http';
+import { Socket } from 'node:net';
 
 /** The q-quantile of a list of numbers, interpolating linearly between neighbours. */
 export function quantile(values, q) {
@@ -68,4 +70,17 @@ export function measureInFreshProcesses(file, args, count) {
     results.push(JSON.parse(child.stdout));
   }
   return results;
+}
+
+/**
+ * A maker of real request/response pairs on one unconnected socket, as Node's server makes them, for measuring
+ * what an adapter does per request in-process: `[req, res]` each call.
+ */
+export function requestExchanges() {
+  const socket = new Socket();
+  return () => {
+    const req = new http.IncomingMessage(socket);
+    req.headers = { host: '127.0.0.1' };
+    return [req, new http.ServerResponse(req)];
+  };
 }

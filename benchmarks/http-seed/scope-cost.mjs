@@ -2,23 +2,16 @@
 // real IncomingMessage/ServerResponse objects in one process, alternating (see ../harness.mjs). Far steadier
 // than CPU seconds under load on a shared VM, and directly comparable with the no-context CPU per request.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import http from 'node:http';
-import { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createRequestPolicy, runInRequestScope } from '@ambient/http-context/adapter';
-import { alternate, measureInFreshProcesses, median } from '../harness.mjs';
+import { alternate, measureInFreshProcesses, median, requestExchanges } from '../harness.mjs';
 
 const processes = 3;
 
 function measure() {
   const policy = createRequestPolicy({}, 'benchmark');
   const als = new AsyncLocalStorage();
-  const socket = new Socket();
-  const newExchange = () => {
-    const req = new http.IncomingMessage(socket);
-    req.headers = { host: '127.0.0.1' };
-    return [req, new http.ServerResponse(req)];
-  };
+  const newExchange = requestExchanges();
   const noop = () => undefined;
   let sink;
   const ns = alternate(
