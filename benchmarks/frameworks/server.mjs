@@ -19,8 +19,13 @@ async function expressApp() {
   const app = express();
   let readId = () => undefined;
   if (variant === 'ambient' || variant === 'ambient-diagnostics') {
-    // With @ambient/diagnostics on, as a team would leave it on in staging (its defaults, warnings included).
-    if (variant === 'ambient-diagnostics') (await import('@ambient/diagnostics')).enableDiagnostics();
+    // With @ambient/diagnostics on, as a team would leave it on in staging: its defaults, warnings included, or
+    // the options in BENCH_DIAGNOSTICS (JSON), to find what each part costs.
+    if (variant === 'ambient-diagnostics') {
+      const options =
+        process.env.BENCH_DIAGNOSTICS === undefined ? undefined : JSON.parse(process.env.BENCH_DIAGNOSTICS);
+      (await import('@ambient/diagnostics')).enableDiagnostics(options);
+    }
     const { expressContext, requestContext } = await import('@ambient/express-context');
     app.use(expressContext());
     readId = () => requestContext.get('requestId');

@@ -7,28 +7,18 @@ import type { Reporter } from './reporter.js';
  * Wraps AsyncLocalStorage#enterWith, for every instance (any library's): a call made outside any Ambient scope
  * sets its value for everything that runs after it in that flow, which at the top level or in a socket's
  * callback is every later request (nestjs-cls#1, nodejs/node#62290). Reported once per call site, with the
- * stack. Ambient's own storage never calls it outside a frame it restores. Returns the undo.
+ * stack. Returns the undo.
+ *
+ * Under AsyncContextFrame (Node 24+) `run()` enters and restores with `enterWith`, so every run of every storage
+ * comes through here, Ambient's own on every request: those leave at the first test. A call from another
+ * storage outside any Ambient scope looks at its caller (one frame): `run()` and `exit()` scope what they enter.
  */
 export function watchEnterWith(reporter: Reporter): () => void {
-  const prototype = AsyncLocalStorage.prototype as {
-    enterWith: (this: unknown, store: unknown) => void;
-    run: (this: unknown, ...args: unknown[]) => unknown;
-  };
+  const prototype = AsyncLocalStorage.prototype as { enterWith: (this: unknown, store: unknown) => void };
   const original = prototype.enterWith;
-  const originalRun = prototype.run;
   const reported = new Set<string>();
-  // Under AsyncContextFrame (Node 24+) run() enters and restores with enterWith: those calls are scoped.
-  let inRun = 0;
-  prototype.run = function run(this: unknown, ...args: unknown[]): unknown {
-    inRun++;
-    try {
-      return Reflect.apply(originalRun, this, args);
-    } finally {
-      inRun--;
-    }
-  };
-  prototype.enterWith = function enterWith(this: unknown, store: unknown): void {
-    if (inRun === 0 && !isAmbientStorage(this) && captureContext() === undefined) {
+  const enterWith = function enterWith(this: unknown, store: unknown): void {
+    if (!isAmbientStorage(this) && captureContext() === undefined && !calledByRunOrExit()) {
       const { site, stack } = callSite();
       if (!reported.has(site)) {
         reported.add(site);
@@ -37,10 +27,20 @@ export function watchEnterWith(reporter: Reporter): () => void {
     }
     Reflect.apply(original, this, [store]);
   };
-  const installed = { enterWith: prototype.enterWith, run: prototype.run };
+  prototype.enterWith = enterWith;
+
+  /** Is the caller of enterWith AsyncLocalStorage's own run() or exit()? */
+  function calledByRunOrExit(): boolean {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 1;
+    const holder: { stack?: string } = {};
+    Error.captureStackTrace(holder, enterWith);
+    Error.stackTraceLimit = limit;
+    return /at AsyncLocalStorage\.(?:run|exit) \(node:/.test(holder.stack ?? '');
+  }
+
   return () => {
     // Only where ours is still there: a wrapper installed since stays.
-    if (prototype.enterWith === installed.enterWith) prototype.enterWith = original;
-    if (prototype.run === installed.run) prototype.run = originalRun;
+    if (prototype.enterWith === enterWith) prototype.enterWith = original;
   };
 }

@@ -1,19 +1,14 @@
 import { EventEmitter } from 'node:events';
 import { requestContext } from '@ambient/core';
 import { scopeObject } from '@ambient/core/adapter';
-import { RetainedScopes } from './retained.js';
+import { RetainedScopes, type WatchedRequest } from './retained.js';
 import type { Reporter } from './reporter.js';
 import { stillPending, type ArmedTimer } from './timers.js';
 
-interface OpenRequest {
-  readonly requestId: string;
-  /** The timers it armed and has not yet run or cleared; made on its first timer (most requests arm none). */
-  timers: Set<ArmedTimer> | undefined;
-}
-
 /** A closed request with timers still pending, to look at again once the grace has passed. */
 interface TimerCheck {
-  readonly request: OpenRequest;
+  readonly requestId: string;
+  readonly timers: Set<ArmedTimer>;
   readonly route: string;
   readonly due: number;
 }
@@ -33,11 +28,14 @@ const onResponse = EventEmitter.prototype.on as (this: object, event: 'close', l
 /**
  * Follows each HTTP request from its scope's opening to its response's `close`: how many are open (a read that
  * finds no scope is only a lost context while some are), the timers each arms, and its scope after close.
- * Holds no scope itself: requests are looked up through a WeakMap keyed by the scope object, and the close
- * listener keeps only ids and strings.
+ * Holds no scope itself (the retained-scope watch keeps it weakly): requests are known by id, and the close
+ * listener keeps only ids, strings and the request object it names the route from.
  */
 export class OpenRequests {
-  readonly #byScope = new WeakMap<object, OpenRequest>();
+  /** The requests open now, by id, and how many of them hold it (an incoming id may come twice). */
+  readonly #openIds = new Map<string, number>();
+  /** The timers each open request has armed and not yet run or cleared: only requests that armed one. */
+  readonly #armedBy = new Map<string, Set<ArmedTimer>>();
   readonly #reporter: Reporter;
   readonly #retained: RetainedScopes;
   readonly #timerGraceMs: number;
@@ -61,42 +59,52 @@ export class OpenRequests {
     this.#followEnd = followEnd;
   }
 
-  /** Called inside the request's scope, as it opens. */
+  /**
+   * Called inside the request's scope, as it opens. What every request pays, diagnostics on, is kept to a Map
+   * entry by id, a property on `res` and a close listener: a WeakMap entry per request cost more than the rest
+   * together under load (benchmarks/README.md#diagnostics-diagnosticsmjs).
+   */
   opened(req: RequestLike, res: object, requestId: string): void {
-    const scope = scopeObject(requestContext);
-    if (scope === undefined) return;
-    const request: OpenRequest = { requestId, timers: undefined };
-    this.#byScope.set(scope, request);
     this.open++;
+    this.#openIds.set(requestId, (this.#openIds.get(requestId) ?? 0) + 1);
     // Watched for retention one request in `retainedSampleEvery`: a FinalizationRegistry entry keeps its scope
     // through young collections until the next full one, which at thousands of requests a second is old-space
-    // growth and garbage-collector time (benchmarks/README.md#diagnostics-diagnosticsmjs). A leak on a route leaks on each of
-    // its requests, so a sample finds it.
-    const watched = ++this.#sampled % this.#sampleEvery === 0 ? this.#retained.watch(scope, requestId) : undefined;
+    // growth and garbage-collector time. A leak on a route leaks on each of its requests, so a sample finds it.
+    const scope = ++this.#sampled % this.#sampleEvery === 0 ? scopeObject(requestContext) : undefined;
+    const watched = scope === undefined ? undefined : this.#retained.watch(scope, requestId);
     this.#followEnd(res, requestId);
     // Through EventEmitter's own `on`, not the response's: bindEmitter would wrap this listener in the request's
     // context, which it does not need.
-    onResponse.call(res, 'close', () => {
-      this.open--;
-      if (watched === undefined && request.timers === undefined) return;
-      const route = routeOf(req);
-      const closedAt = RetainedScopes.now();
-      if (watched !== undefined) {
-        watched.route = route;
-        watched.closedAt = closedAt;
-      }
-      if (request.timers !== undefined && request.timers.size > 0) {
-        this.#timerChecks.push({ request, route, due: closedAt + this.#timerGraceMs });
-      }
-    });
+    onResponse.call(res, 'close', () => this.#closed(req, requestId, watched));
   }
 
-  /** The pending-timer set of the request whose scope is current, if diagnostics follow it. */
+  #closed(req: RequestLike, requestId: string, watched: WatchedRequest | undefined): void {
+    this.open--;
+    const holders = this.#openIds.get(requestId)! - 1;
+    if (holders === 0) this.#openIds.delete(requestId);
+    else this.#openIds.set(requestId, holders);
+    const timers = this.#armedBy.get(requestId);
+    if (holders === 0) this.#armedBy.delete(requestId);
+    if (watched === undefined && timers === undefined) return;
+    const route = routeOf(req);
+    const closedAt = RetainedScopes.now();
+    if (watched !== undefined) {
+      watched.route = route;
+      watched.closedAt = closedAt;
+    }
+    if (timers !== undefined && timers.size > 0) {
+      this.#timerChecks.push({ requestId, timers, route, due: closedAt + this.#timerGraceMs });
+    }
+  }
+
+  /** The pending-timer set of the open request whose scope is current, if diagnostics follow one. */
   timersOfCurrent(): Set<ArmedTimer> | undefined {
-    const scope = scopeObject(requestContext);
-    const request = scope === undefined ? undefined : this.#byScope.get(scope);
-    if (request === undefined) return undefined;
-    return (request.timers ??= new Set());
+    if (this.open === 0 || !requestContext.active) return undefined;
+    const requestId = requestContext.get('requestId');
+    if (requestId === undefined || !this.#openIds.has(requestId)) return undefined;
+    let timers = this.#armedBy.get(requestId);
+    if (timers === undefined) this.#armedBy.set(requestId, (timers = new Set()));
+    return timers;
   }
 
   /** Reports the closed requests whose grace has passed with timers still pending. */
@@ -106,13 +114,13 @@ export class OpenRequests {
     const due = this.#timerChecks.filter((check) => check.due <= now);
     if (due.length === 0) return;
     this.#timerChecks = this.#timerChecks.filter((check) => check.due > now);
-    for (const { request, route } of due) {
-      const pending = [...(request.timers ?? [])].filter(stillPending);
+    for (const { requestId, timers, route } of due) {
+      const pending = [...timers].filter(stillPending);
       if (pending.length === 0) continue;
       this.#reporter.report({
         kind: 'timers',
         code: 'WARN_AMBIENT_TIMER_OUTLIVED_REQUEST',
-        requestId: request.requestId,
+        requestId,
         route,
         timers: pending.map(({ kind, armedAt }) => ({ kind, stack: armedAt().stack })),
       });
