@@ -35,6 +35,57 @@ describe.each([
     }
   });
 
+  it('several requests of one app each see their own context on the error path', async () => {
+    const app = new KoaClass();
+    const seenByErrorListener: unknown[] = [];
+    app.on('error', (error) => seenByErrorListener.push([error.message, requestContext.get('requestId')]));
+    app.use(koaContext());
+    app.use(async (ctx: { path: string }) => {
+      await new Promise((resolve) => setTimeout(resolve, ctx.path === '/slow' ? 20 : 1));
+      throw new Error(ctx.path);
+    });
+    const server = await serveOnLoopback(http.createServer(app.callback()));
+    try {
+      const responses = await Promise.all(
+        ['/slow', '/fast'].map((path, i) => send(server.port, { path, headers: { 'x-request-id': `koa-many-${i}` } })),
+      );
+      expect(responses.map((response) => response.headers['x-request-id'])).toEqual(['koa-many-0', 'koa-many-1']);
+      expect(seenByErrorListener).toEqual([
+        ['/fast', 'koa-many-1'],
+        ['/slow', 'koa-many-0'],
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a ctx.onerror set by an earlier middleware is the one bound, and still runs in the request', async () => {
+    const app = new KoaClass();
+    app.silent = true;
+    const seenByOwnOnError: unknown[] = [];
+    app.use((ctx: { onerror(error: unknown): void }, next: () => Promise<unknown>) => {
+      const inherited = ctx.onerror;
+      ctx.onerror = function (this: unknown, error: unknown) {
+        if (error !== null && error !== undefined) seenByOwnOnError.push(requestContext.get('requestId'));
+        return inherited.call(this, error);
+      };
+      return next();
+    });
+    app.use(koaContext());
+    app.use(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      throw new Error('thrown');
+    });
+    const server = await serveOnLoopback(http.createServer(app.callback()));
+    try {
+      const response = await send(server.port, { path: '/', headers: { 'x-request-id': 'koa-own-onerror' } });
+      expect([response.status, response.headers['x-request-id']]).toEqual([500, 'koa-own-onerror']);
+      expect(seenByOwnOnError).toEqual(['koa-own-onerror']);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('an error with its own headers keeps them, next to the echoed id', async () => {
     const app = new KoaClass();
     app.silent = true;
