@@ -19,7 +19,10 @@ const kCopies = Symbol.for('@ambient/core.copies');
 
 /** The folder of the package this module was loaded from, read off a stack trace (ESM or CommonJS alike). */
 function packageFolder(stack: string | undefined): string {
-  const frame = /\(?((?:file:\/\/)?\/[^():]*?)(?::\d+){2}\)?/.exec(stack?.split('\n')[1] ?? '')?.[1];
+  // A POSIX path, a Windows one (C:\…) or a file: URL, then :line:column.
+  const frame = /\(?((?:file:\/\/\/?)?(?:\/|[A-Za-z]:[\\/])[^():]*?)(?::\d+){2}\)?/.exec(
+    stack?.split('\n')[1] ?? '',
+  )?.[1];
   if (frame === undefined) return 'unknown';
   const file = frame.startsWith('file://') ? fileURLToPath(frame) : frame;
   // dist/esm/copies.js, dist/cjs/copies.js or src/copies.ts: the package is the folder above.
