@@ -1,5 +1,5 @@
 import { requestContext } from '@ambient/core';
-import { runReadJob, type ReadJobRun } from '@ambient/core/adapter';
+import { peekContext, runReadJob, type ReadJobRun } from '@ambient/core/adapter';
 import { errors } from './errors.js';
 import { readMetadata } from './metadata.js';
 
@@ -31,7 +31,7 @@ export function runInJobContext<R>(job: JobLike, fn: () => R): R {
       ? job.attemptsMade + 1
       : undefined;
   // Read without counting as a lost context (@ambient/diagnostics): outside a scope is this function's normal case.
-  const running = requestContext.active ? requestContext.get('job') : undefined;
+  const running = peekContext(requestContext, 'job');
   if (running?.system === 'bullmq' && running.id !== undefined && running.id === job.id) {
     if (attempt !== undefined) requestContext.set('job', { ...running, attempt });
     return fn();

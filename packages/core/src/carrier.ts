@@ -1,3 +1,4 @@
+import { peekContext } from './context.js';
 import { requestContext } from './request-context.js';
 import { isValidRequestId } from './request-id.js';
 import { formatTraceParent, isValidTraceState, parseTraceParent, type TraceParent } from './trace-context.js';
@@ -22,9 +23,8 @@ export const carrierKeys = {
  * where a trace is known (the active span's, with a tracer). `{}` outside any scope.
  */
 export function contextCarrier(): ContextCarrier {
-  // Outside any scope is a normal case here (work enqueued at boot), not a lost context: checked first.
-  if (!requestContext.active) return {};
-  const requestId = requestContext.get('requestId');
+  // Outside any scope is a normal case here (work enqueued at boot), not a lost context.
+  const requestId = peekContext(requestContext, 'requestId');
   if (requestId === undefined) return {};
   const carrier: ContextCarrier = {
     [carrierKeys.requestId]: requestId,

@@ -150,3 +150,12 @@ export function scopeObject<S extends object>(context: Context<S>): object | und
   const own = (context as { [kScopeObject]?: () => object | undefined })[kScopeObject];
   return typeof own === 'function' ? own.call(context) : undefined;
 }
+
+/**
+ * The value of `key` in the current scope of `context`, read without telling @ambient/diagnostics of a miss: for
+ * code whose normal case is to run outside any scope (work enqueued at boot, a logger before its request's scope
+ * opened, diagnostics themselves), where finding none is no lost context.
+ */
+export function peekContext<S extends object, K extends keyof S>(context: Context<S>, key: K): S[K] | undefined {
+  return (scopeObject(context) as Partial<S> | undefined)?.[key];
+}

@@ -4,6 +4,7 @@ import {
   coreVersion,
   diagnosticsProbe,
   loadedCopies,
+  peekContext,
   scopeObject,
   setDiagnosticsProbe,
   type DiagnosticsProbe,
@@ -47,6 +48,15 @@ describe('the diagnostics probe', () => {
     expect(requestContext.snapshot()).toBeUndefined();
     expect(new Variable<string>().get()).toBeUndefined();
     expect(missed).toEqual(['requestContext', 'orders']);
+  });
+
+  it('peekContext reads a value like get, and a miss is not reported', () => {
+    const { probe, missed } = recordingProbe();
+    setDiagnosticsProbe(probe);
+    expect(peekContext(requestContext, 'requestId')).toBeUndefined();
+    expect(requestContext.run({ requestId: 'r3' }, () => peekContext(requestContext, 'requestId'))).toBe('r3');
+    expect(requestContext.run({ requestId: 'r3' }, () => peekContext(requestContext, 'traceId'))).toBeUndefined();
+    expect(missed).toEqual([]);
   });
 
   it('scopeObject is the object a scope’s values live in: the same across set(), none outside a scope', () => {

@@ -1,5 +1,5 @@
 import { requestContext } from '@ambient/core';
-import { diagnosticsProbe, setDiagnosticsProbe, type DiagnosticsProbe } from '@ambient/core/adapter';
+import { diagnosticsProbe, peekContext, setDiagnosticsProbe, type DiagnosticsProbe } from '@ambient/core/adapter';
 import { capabilities } from './capabilities.js';
 import { copiesWatcher } from './copies.js';
 import { watchDriverChannels } from './driver-channels.js';
@@ -50,7 +50,7 @@ export function enableDiagnostics(options?: DiagnosticsOptions): Diagnostics {
   const checkCopies = copiesWatcher(reporter);
   const boundary = (place: string, ownerRequestId: string | undefined): void => {
     // Crossed is another request's context; none at all is a lost context, which reads there report.
-    const found = requestContext.active ? requestContext.get('requestId') : undefined;
+    const found = peekContext(requestContext, 'requestId');
     if (ownerRequestId === undefined || found === undefined || found === ownerRequestId) return;
     reporter.report({
       kind: 'crossed',

@@ -1,5 +1,6 @@
 import { tracingChannel } from 'node:diagnostics_channel';
 import { requestContext } from '@ambient/core';
+import { peekContext } from '@ambient/core/adapter';
 import type { Reporter } from './reporter.js';
 
 /**
@@ -13,8 +14,7 @@ import type { Reporter } from './reporter.js';
 const channels = ['mysql2:query', 'mysql2:execute', 'mysql2:pool:connect'];
 
 /** The current request's id, read without counting as a lost read where there is none. */
-const currentRequestId = (): string | undefined =>
-  requestContext.active ? requestContext.get('requestId') : undefined;
+const currentRequestId = (): string | undefined => peekContext(requestContext, 'requestId');
 
 export function watchDriverChannels(reporter: Reporter): () => void {
   const callers = new WeakMap<object, string | undefined>();

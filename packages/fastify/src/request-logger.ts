@@ -1,4 +1,5 @@
 import { requestContext } from '@ambient/core';
+import { peekContext } from '@ambient/core/adapter';
 
 /** The log methods fastify requires of a logger (besides `child`), and the only ones wrapped here. */
 const levels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
@@ -23,9 +24,10 @@ interface RequestLogger {
  */
 function logInRequestScope(logger: RequestLogger, method: LogMethod, args: unknown[]): unknown {
   const requestId = logger[kRequestId];
-  // `active` first: before onRequest there is no scope yet, which is no lost context (@ambient/diagnostics).
-  const current = requestContext.active ? requestContext.get('requestId') : undefined;
-  if (requestId === undefined || current === requestId) return method.apply(logger, args);
+  // Before onRequest there is no scope yet, which is no lost context (@ambient/diagnostics): peeked.
+  if (requestId === undefined || peekContext(requestContext, 'requestId') === requestId) {
+    return method.apply(logger, args);
+  }
   return requestContext.run({ requestId }, () => method.apply(logger, args));
 }
 
