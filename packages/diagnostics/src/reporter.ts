@@ -61,9 +61,9 @@ function emitWarning(report: DiagnosticReport): void {
 
 /**
  * An id as a warning prints it: adapters validate the ids they accept, but an app may set its own
- * (`requestContext.set`, fastify's genReqId), so only printable ASCII is kept, 128 characters at most.
+ * (`requestContext.set`, fastify's genReqId), so only printable ASCII is kept, `max` characters at most.
  */
-export const printable = (text: string): string => text.replace(/[^\x20-\x7e]/g, '?').slice(0, 128);
+export const printable = (text: string, max = 128): string => text.replace(/[^\x20-\x7e]/g, '?').slice(0, max);
 
 const indent = (stack: string): string =>
   stack

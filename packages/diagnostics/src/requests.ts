@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { requestContext } from '@ambient/core';
 import { peekContext, scopeObject } from '@ambient/core/adapter';
 import { RetainedScopes, type WatchedRequest } from './retained.js';
-import type { Reporter } from './reporter.js';
+import { printable, type Reporter } from './reporter.js';
 import { stillPending, type ArmedTimer } from './timers.js';
 
 /** A closed request with timers still pending, to look at again once the grace has passed. */
@@ -148,7 +148,5 @@ function routeOf(req: RequestLike): string {
             .map((segment) => (/\d/.test(segment) || segment.length > 32 ? ':id' : segment))
             .join('/')
         : '';
-  return clean(`${method} ${path}`);
+  return printable(`${method} ${path}`, 200);
 }
-
-const clean = (text: string): string => text.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);

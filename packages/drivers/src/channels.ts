@@ -34,7 +34,7 @@ export const guardedChannels: readonly GuardedChannel[] = [
 ];
 
 /** A driver's context object, where it can take our field: Node 26 passes a frozen one when none is given. */
-function writable(message: unknown): message is Record<symbol, unknown> {
+export function writable(message: unknown): message is Record<symbol, unknown> {
   return typeof message === 'object' && message !== null && Object.isExtensible(message);
 }
 

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { tracingChannel } from 'node:diagnostics_channel';
 import { runInCapturedContext } from '@ambient/core/adapter';
-import { callerOf, recordCaller, type DriverName } from './channels.js';
+import { callerOf, recordCaller, writable, type DriverName } from './channels.js';
 import { warnings } from './errors.js';
 import { redactStatement } from './statement.js';
 
@@ -54,9 +54,7 @@ export function logChannelQueries(drivers: ReadonlySet<DriverName>, listener: Qu
     const handlers = {
       start(message: unknown) {
         recordCaller(message);
-        if (typeof message === 'object' && message !== null && Object.isExtensible(message)) {
-          (message as Record<symbol, unknown>)[kStarted] = performance.now();
-        }
+        if (writable(message)) message[kStarted] = performance.now();
       },
       end() {},
       asyncStart() {},
@@ -64,9 +62,7 @@ export function logChannelQueries(drivers: ReadonlySet<DriverName>, listener: Qu
         report(logged, message, listener);
       },
       error(message: unknown) {
-        if (typeof message === 'object' && message !== null && Object.isExtensible(message)) {
-          (message as Record<symbol, unknown>)[kFailed] = true;
-        }
+        if (writable(message)) message[kFailed] = true;
       },
     };
     channel.subscribe(handlers);
