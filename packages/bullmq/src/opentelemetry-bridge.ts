@@ -89,22 +89,42 @@ export function otelFinder(tracerName: string): () => Otel | undefined {
 
 /** A span that only names a remote parent, as the API's NonRecordingSpan does: for a producer's traceparent. */
 export function remoteSpan(spanContext: OtelSpanContext): OtelSpan {
-  return {
-    spanContext: () => spanContext,
-    setAttribute() {
-      return this;
-    },
-    setAttributes() {
-      return this;
-    },
-    addEvent() {
-      return this;
-    },
-    recordException() {},
-    setStatus() {
-      return this;
-    },
-    end() {},
-    isRecording: () => false,
-  };
+  return new RemoteSpan(spanContext);
+}
+
+// A class, not an object literal of closures: one is made for every job that continues its producer's trace.
+class RemoteSpan implements OtelSpan {
+  readonly #spanContext: OtelSpanContext;
+
+  constructor(spanContext: OtelSpanContext) {
+    this.#spanContext = spanContext;
+  }
+
+  spanContext(): OtelSpanContext {
+    return this.#spanContext;
+  }
+
+  setAttribute(): this {
+    return this;
+  }
+
+  setAttributes(): this {
+    return this;
+  }
+
+  addEvent(): this {
+    return this;
+  }
+
+  recordException(): void {}
+
+  setStatus(): this {
+    return this;
+  }
+
+  end(): void {}
+
+  isRecording(): boolean {
+    return false;
+  }
 }

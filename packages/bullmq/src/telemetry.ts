@@ -206,7 +206,8 @@ export class AmbientSpan implements Span<BullmqContext> {
   readonly #parent: BullmqContext | undefined;
   readonly #settings: Settings;
   #otelSpan: OtelSpan | undefined;
-  #pending: Record<string, unknown> = {};
+  /** A consumer's attributes set before its OpenTelemetry span starts, in order: applied when it does. */
+  #pending: Attributes[] | undefined;
   #inbound: InboundJob | undefined;
   #jobId: unknown;
   #ended = false;
@@ -236,14 +237,14 @@ export class AmbientSpan implements Span<BullmqContext> {
   }
 
   setAttributes(attributes: Attributes): void {
-    const namesJob = this.kind === kindConsumer && attributeJobId in attributes;
-    if (this.kind === kindConsumer && this.#otelSpan === undefined) {
-      Object.assign(this.#pending, attributes);
-      if (namesJob) this.#nameJob(attributes);
+    // BullMQ sets attributes several times on every span of every job: the common case returns first.
+    if (this.kind !== kindConsumer) {
+      this.#otelSpan?.setAttributes(attributes);
       return;
     }
-    if (namesJob) this.#nameJob(attributes);
-    this.#otelSpan?.setAttributes(attributes);
+    if (attributeJobId in attributes) this.#nameJob(attributes);
+    if (this.#otelSpan !== undefined) this.#otelSpan.setAttributes(attributes);
+    else (this.#pending ??= []).push(attributes);
   }
 
   addEvent(name: string, attributes?: Attributes): void {
@@ -262,7 +263,7 @@ export class AmbientSpan implements Span<BullmqContext> {
 
   /** The queue, from BullMQ's attributes set before the run. */
   queueName(): string | undefined {
-    const queue = this.#pending[attributeQueueName];
+    const queue = this.#pending?.find((attributes) => attributeQueueName in attributes)?.[attributeQueueName];
     return typeof queue === 'string' ? queue : undefined;
   }
 
@@ -329,7 +330,8 @@ export class AmbientSpan implements Span<BullmqContext> {
         ? otel.tracer.startSpan(this.name, { kind, root: true, links: [{ context: producerContext }] }, base)
         : otel.tracer.startSpan(this.name, { kind }, otel.withSpan(base, remoteSpan(producerContext)));
     }
-    this.#otelSpan.setAttributes(this.#pending);
+    for (const attributes of this.#pending ?? []) this.#otelSpan.setAttributes(attributes);
+    this.#pending = undefined;
     return this.#otelSpan;
   }
 }

@@ -8,6 +8,15 @@ describe('parseTraceParent', () => {
     expect(parseTraceParent(`00-${traceId}-${parentId}-01`)).toEqual({ traceId, parentId, traceFlags: '01' });
   });
 
+  it('accepts ids that are zeros but for their last digit', () => {
+    const [lowTrace, lowParent] = [`${'0'.repeat(31)}1`, `${'0'.repeat(15)}1`];
+    expect(parseTraceParent(`00-${lowTrace}-${lowParent}-00`)).toEqual({
+      traceId: lowTrace,
+      parentId: lowParent,
+      traceFlags: '00',
+    });
+  });
+
   it('accepts later versions, ignoring fields after the fourth', () => {
     expect(parseTraceParent(`cc-${traceId}-${parentId}-01-what-the-future-will-be-like`)).toEqual({
       traceId,
@@ -28,6 +37,9 @@ describe('parseTraceParent', () => {
     ['version 00 too short', `00-${traceId}-${parentId}-1`],
     ['a later version without a dash after the flags', `cc-${traceId}-${parentId}-01x`],
     ['non-hex', `00-${traceId.slice(0, -1)}z-${parentId}-01`],
+    ['a non-hex version', `0g-${traceId}-${parentId}-01`],
+    ['a non-hex parent id', `00-${traceId}-${parentId.slice(0, -1)}g-01`],
+    ['uppercase flags', `00-${traceId}-${parentId}-0A`],
     ['wrong separators', `00_${traceId}_${parentId}_01`],
     ['two headers joined by Node', `00-${traceId}-${parentId}-01, 00-${traceId}-${parentId}-00`],
   ])('rejects %s', (_what, value) => expect(parseTraceParent(value)).toBeUndefined());
