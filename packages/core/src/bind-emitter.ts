@@ -3,7 +3,7 @@ import { lengthOf } from './copy-name-and-length.js';
 import { errors } from './errors.js';
 import { forwardingFunction } from './forwarding-function.js';
 import { runInFrame } from './run-in-frame.js';
-import { storage } from './storage.js';
+import { storage, type Frame } from './storage.js';
 
 /** Shared by every copy of this package, so binding twice (from the ESM and the CJS build) wraps once. */
 const kBound = Symbol.for('@ambient/core.boundEmitter');
@@ -165,12 +165,21 @@ const sharedBoundMethods = boundMethods(originalsOf);
 function bindListener(listener: Listener): Listener {
   // Leave non-functions to EventEmitter, which rejects them with its own ERR_INVALID_ARG_TYPE.
   if (typeof listener !== 'function') return listener;
-  const frame = storage.getStore();
-  const bound = forwardingFunction(lengthOf(listener), (thisArg, args) =>
-    runInFrame(frame, listener, thisArg, args),
-  ) as Listener & { listener?: Listener };
+  const bound = forwardingFunction(lengthOf(listener), runListener, storage.getStore(), listener) as Listener & {
+    listener?: Listener;
+  };
   bound.listener = listener;
   return bound;
+}
+
+/** What every bound listener does, one function for all of them: its listener, in the frame it was added in. */
+function runListener(
+  thisArg: unknown,
+  args: ArrayLike<unknown>,
+  frame: Frame | undefined,
+  listener: Listener,
+): unknown {
+  return runInFrame(frame, listener, thisArg, args);
 }
 
 function bindOnceListener(emitter: EventEmitter, event: string | symbol, listener: Listener): Listener {

@@ -101,6 +101,8 @@ function readIncoming(
       stateCount++;
     }
   }
+  // Most requests bring none of them: no object for those.
+  if (idCount + correlationCount + traceCount + stateCount === 0) return noIncomingIds;
   return {
     requestId: idCount === 1 ? requestId : undefined,
     correlationId: correlationCount === 1 ? correlationId : undefined,

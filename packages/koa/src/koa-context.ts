@@ -53,10 +53,13 @@ export function koaContext(
  */
 function bindOnError(ctx: ScopedContext, echoHeader: string | undefined): void {
   ctx[kScope] = captureContext();
-  ctx[kEchoHeader] = echoHeader;
-  const prototype = Object.getPrototypeOf(ctx) as (Partial<KoaContextLike> & { [kBoundOnError]?: true }) | null;
+  // The echo header is the same for every request through one middleware: kept on the prototype with the bound
+  // onerror, and on a ctx only where it differs (a second koaContext with another header).
+  if (ctx[kEchoHeader] !== echoHeader) ctx[kEchoHeader] = echoHeader;
+  type Owner = Partial<KoaContextLike> & { [kBoundOnError]?: true; [kEchoHeader]?: string | undefined };
+  const prototype = Object.getPrototypeOf(ctx) as Owner | null;
   if (prototype?.[kBoundOnError] === true && !Object.hasOwn(ctx, 'onerror')) return;
-  const owner: Partial<KoaContextLike> & { [kBoundOnError]?: true } =
+  const owner: Owner =
     prototype !== null && !Object.hasOwn(ctx, 'onerror') && typeof prototype.onerror === 'function' ? prototype : ctx;
 
   const onerror = owner.onerror as OnError;
@@ -66,7 +69,10 @@ function bindOnError(ctx: ScopedContext, echoHeader: string | undefined): void {
     if (error === null || error === undefined || !(kScope in this)) return onerror.call(this, error);
     runInCapturedContext(this[kScope], () => onErrorInScope(this, onerror, error));
   };
-  if (owner === prototype) owner[kBoundOnError] = true;
+  if (owner === prototype) {
+    owner[kBoundOnError] = true;
+    owner[kEchoHeader] = echoHeader;
+  }
 }
 
 /**

@@ -86,6 +86,27 @@ describe.each([
     }
   });
 
+  it('two koaContext middlewares echoing different headers: the error keeps the inner one, request after request', async () => {
+    const app = new KoaClass();
+    app.silent = true;
+    app.use(koaContext({ echoRequestId: 'x-outer-id' }));
+    app.use(koaContext({ echoRequestId: 'x-inner-id' }));
+    app.use(() => {
+      throw new Error('boom');
+    });
+    const server = await serveOnLoopback(http.createServer(app.callback()));
+    try {
+      for (const id of ['koa-two-1', 'koa-two-2']) {
+        const response = await send(server.port, { path: '/', headers: { 'x-request-id': id } });
+        expect(response.status).toBe(500);
+        expect(response.headers['x-inner-id']).toBe(id);
+        expect(response.headers['x-outer-id']).toBeUndefined();
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
   it('an error with its own headers keeps them, next to the echoed id', async () => {
     const app = new KoaClass();
     app.silent = true;
