@@ -20,10 +20,13 @@ const warmUpRequests = 5_000;
 const measuredRequests = 60_000;
 const burst = { path: '/users/42', connections: 10 };
 
-/** The bytes allocated between the collections `--trace-gc-nvp` reported in `text`: each line's `allocated=`. */
+/**
+ * The bytes allocated between the collections `--trace-gc-nvp` reported in `text`: each line's `allocated=`, or
+ * from Node 26 (V8 14) each JSON line's `"allocated":`.
+ */
 export function allocatedBytes(text) {
   let allocated = 0;
-  for (const match of text.matchAll(/ allocated=(\d+) /g)) allocated += Number(match[1]);
+  for (const match of text.matchAll(/ allocated=(\d+) |"allocated":(\d+)/g)) allocated += Number(match[1] ?? match[2]);
   return allocated;
 }
 
