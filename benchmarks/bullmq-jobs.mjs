@@ -37,7 +37,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { reachable } from '../scripts/services.mjs';
-import { median, quantile } from './harness.mjs';
+import { median, quantile, verdict } from './harness.mjs';
 
 const require = createRequire(fileURLToPath(new URL('../packages/bullmq/package.json', import.meta.url)));
 const jobsPerRound = 1000;
@@ -330,12 +330,12 @@ async function onRedis(variants, perJob) {
   const share = (name) => perJob[name] / (cpu('none') * 1000);
   const percent = (name) => `+${(share(name) * 100).toFixed(1)}%`;
   const otelExtra = perJob['ambient + OpenTelemetry'] - perJob['bullmq-otel'];
-  console.log(
-    `  budgets, load (spread above): ids only ${idsRatio.toFixed(2)}x none (needs >= 0.97), with OpenTelemetry ` +
+  verdict(
+    `  BullMQ budgets, load (spread above): ids only ${idsRatio.toFixed(2)}x none (needs >= 0.97), with OpenTelemetry ` +
       `${otelRatio.toFixed(2)}x bullmq-otel (needs >= 1.00)`,
   );
-  console.log(
-    `  budgets, in-process per job against the worker's ${cpu('none').toFixed(0)} µs of CPU a job: ids only ` +
+  verdict(
+    `  BullMQ budgets, in-process per job against the worker's ${cpu('none').toFixed(0)} µs of CPU a job: ids only ` +
       `${percent('ambient ids only')} (needs <= 3.1%), runInJobContext ${percent('ambient runInJobContext')}, ` +
       `hand-written ALS ${percent('hand-written ALS')}; with OpenTelemetry ${otelExtra >= 0 ? '+' : ''}` +
       `${otelExtra.toFixed(0)} ns a job against bullmq-otel (needs <= 0)`,

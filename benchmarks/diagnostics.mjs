@@ -11,7 +11,14 @@
 //
 //   node benchmarks/diagnostics.mjs      BENCH_ONLY=diagnostics node benchmarks/run.mjs
 import { fileURLToPath } from 'node:url';
-import { alternate, measureInFreshProcesses, median, quantile, requestExchanges } from './harness.mjs';
+import {
+  alternate,
+  measureInFreshProcesses,
+  median,
+  quantile,
+  requestExchanges,
+  verdict as recordVerdict,
+} from './harness.mjs';
 import { formatRatio, measureLoad, printLoadTable, ratios } from './load.mjs';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 15);
@@ -85,7 +92,7 @@ export async function runDiagnostics() {
   const ratio = ratios(load, 'ambient-diagnostics', 'rps', 'ambient');
   const verdict = median(ratio) >= budget;
   const resolved = quantile(ratio, 0.25) >= budget || quantile(ratio, 0.75) < budget;
-  console.log(
+  recordVerdict(
     `  budget: diagnostics on >= ${budget}x the req/s of off: ${verdict ? 'met' : 'OVER BUDGET'} ${formatRatio(ratio)}` +
       (resolved ? '' : ' (its interquartile range spans the budget: not a verdict this machine resolves)'),
   );

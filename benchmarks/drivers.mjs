@@ -35,7 +35,7 @@ import { tracingChannel } from 'node:diagnostics_channel';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { reachable, services } from '../scripts/services.mjs';
-import { median, quantile } from './harness.mjs';
+import { median, quantile, verdict } from './harness.mjs';
 import { mysqlStream, pgStream } from './in-memory-servers.mjs';
 
 const require = createRequire(fileURLToPath(new URL('../packages/drivers/package.json', import.meta.url)));
@@ -224,8 +224,8 @@ export async function runDrivers() {
         `median of ${cpuRounds} rounds (min-max)`,
     );
     const added = printPerQuery(samples, 'ns', 0);
-    console.log(
-      `    budget: the guard adds <= 1000 ns: ${added <= 1000 ? 'met' : 'OVER BUDGET'} (${signed(added, 0)})`,
+    verdict(
+      `    budget: ${driver.name}, the guard adds <= 1000 ns: ${added <= 1000 ? 'met' : 'OVER BUDGET'} (${signed(added, 0)})`,
     );
     withinBudget = withinBudget && added <= 1000;
     await driver.close();
@@ -290,7 +290,9 @@ export async function runDrivers() {
       );
     }
     const ratio = median(rate.guard) / median(rate.none);
-    console.log(`    budget: guard >= 0.97x none: ${ratio >= 0.97 ? 'met' : 'OVER BUDGET'} (${ratio.toFixed(3)}x)`);
+    verdict(
+      `    budget: ${driver.name}, guard >= 0.97x none: ${ratio >= 0.97 ? 'met' : 'OVER BUDGET'} (${ratio.toFixed(3)}x)`,
+    );
     withinBudget = withinBudget && ratio >= 0.97;
     await driver.close();
   }

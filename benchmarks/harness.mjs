@@ -3,6 +3,22 @@ import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import { Socket } from 'node:net';
 
+const verdicts = [];
+
+/**
+ * Prints one budget's verdict (with its figure and spread) and keeps it, so that `npm run bench` can print every
+ * verdict of a Node line again in one table at its end.
+ */
+export function verdict(line) {
+  console.log(line);
+  verdicts.push(line.trim());
+}
+
+/** Every verdict printed so far, in order. */
+export function verdictsSoFar() {
+  return [...verdicts];
+}
+
 /** The q-quantile of a list of numbers, interpolating linearly between neighbours. */
 export function quantile(values, q) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -55,6 +71,7 @@ export function printTable(title, rows) {
   const line = (values) => values.map((value, i) => value.padEnd(widths[i])).join('  ');
   console.log(line(headers));
   for (const cell of cells) console.log(line(cell));
+  for (const r of rows.filter((r) => r.verdict !== '')) verdicts.push(`${r.label}: ${r.ratio} ${r.verdict}`);
 }
 
 /**

@@ -7,7 +7,7 @@
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import autocannon from 'autocannon';
-import { median, quantile } from './harness.mjs';
+import { median, quantile, verdict as recordVerdict } from './harness.mjs';
 
 /**
  * Forks `file` with `args`; resolves once the server in it listens. `variant` names it in the samples.
@@ -128,6 +128,20 @@ export function ratios(rounds, variant, metric, over) {
 /** `q1-q3` of a list of ratios. */
 export function spread(values) {
   return `${quantile(values, 0.25).toFixed(2)}-${quantile(values, 0.75).toFixed(2)}`;
+}
+
+/**
+ * The budget line for per-round ratios that must reach `budget` (a median at least `budget`), saying when this
+ * machine does not resolve it: the interquartile range reaches both sides of the budget.
+ */
+export function ratioBudget(text, values, budget) {
+  const ok = median(values) >= budget;
+  const resolved = quantile(values, 0.25) >= budget || quantile(values, 0.75) < budget;
+  const verdict = ok ? `ok (>= ${budget.toFixed(2)}x)` : `OVER BUDGET (needs >= ${budget.toFixed(2)}x)`;
+  recordVerdict(
+    `budget check: ${text} ${formatRatio(values)}: ${verdict}${resolved ? '' : '; not resolved here, the IQR spans it'}`,
+  );
+  return ok;
 }
 
 /** `1.23x (IQR 1.10-1.30)`: a list of per-round ratios as printed in budget lines. */

@@ -1,4 +1,4 @@
-// `npm run bench`: every benchmark on the running node (scripts/node-matrix.mjs runs this on Node 20 and 24).
+// `npm run bench`: every benchmark on the running node (scripts/node-matrix.mjs runs this on Node 22, 24 and 26).
 import { runAsyncHop } from './core-async-hop.mjs';
 import { runBullmqJobs } from './bullmq-jobs.mjs';
 import { runCoreMicro } from './core-micro.mjs';
@@ -8,6 +8,7 @@ import { runAllocations } from './frameworks/allocations.mjs';
 import { runFrameworks } from './frameworks/run.mjs';
 import { runFullStack } from './full-stack/run.mjs';
 import { runHttpSeed } from './http-seed/run.mjs';
+import { verdictsSoFar } from './harness.mjs';
 import { runOpenTelemetryBind } from './opentelemetry-bind.mjs';
 
 // BENCH_ONLY: core | opentelemetry | bullmq | drivers | diagnostics | http | frameworks | allocations | full-stack
@@ -23,8 +24,11 @@ if (only === undefined || only === 'drivers') withinBudget = (await runDrivers()
 if (only === undefined || only === 'diagnostics') withinBudget = (await runDiagnostics()) && withinBudget;
 if (only === undefined || only === 'http') withinBudget = (await runHttpSeed()) && withinBudget;
 if (only === undefined || only === 'frameworks') withinBudget = (await runFrameworks()) && withinBudget;
-if (only === undefined || only === 'allocations') await runAllocations();
+if (only === undefined || only === 'allocations') withinBudget = (await runAllocations()) && withinBudget;
 if (only === undefined || only === 'full-stack') withinBudget = (await runFullStack()) && withinBudget;
+// Every verdict of this Node line again, in one place (issue #18): the figure, its reference and its spread.
+console.log(`\nBudgets on Node ${process.version}:`);
+for (const line of verdictsSoFar()) console.log(`  ${line.replace(/^budget( check)?: /, '')}`);
 if (!withinBudget) {
   console.error('\nA budget was missed (see OVER BUDGET above).');
   process.exitCode = 1;

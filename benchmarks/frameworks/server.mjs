@@ -91,6 +91,11 @@ async function fastifyApp() {
     const { fastifyContext, requestContext } = await import('@ambient/fastify-context');
     await app.register(fastifyContext);
     readId = () => requestContext.get('requestId');
+  } else if (variant === 'als') {
+    // The hand-written floor (issue #18): AsyncLocalStorage#run around the rest of the request, from onRequest.
+    const als = new AsyncLocalStorage();
+    app.addHook('onRequest', (_request, _reply, done) => als.run({ requestId: randomUUID() }, done));
+    readId = () => als.getStore().requestId;
   } else if (variant === 'request-context') {
     const { fastifyRequestContext, requestContext } = await import('@fastify/request-context');
     await app.register(fastifyRequestContext);

@@ -1,8 +1,9 @@
-// The variants of each framework's server (server.mjs), and how the tables name them.
+// The variants of each framework's server (server.mjs), and how the tables name them. `als`, the hand-written
+// AsyncLocalStorage middleware (or fastify hook), is the reference of issue #18's budgets.
 export const frameworkVariants = {
   express: ['bare', 'ambient', 'als', 'cls-rtracer', 'express-http-context'],
   koa: ['bare', 'ambient', 'als'],
-  fastify: ['bare', 'ambient', 'request-context'],
+  fastify: ['bare', 'ambient', 'als', 'request-context'],
 };
 export const labels = {
   bare: 'bare',

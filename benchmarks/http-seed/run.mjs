@@ -16,7 +16,7 @@
 // range). The budget is therefore checked on what httpContext adds per request, measured in nanoseconds on
 // real request/response objects (scope-cost.mjs), divided by the no-context CPU per request measured here.
 import { fileURLToPath } from 'node:url';
-import { median, quantile } from '../harness.mjs';
+import { median, quantile, verdict } from '../harness.mjs';
 import { alternatingRounds, printLoadTable, startServer } from '../load.mjs';
 import { measureScopeCost } from './scope-cost.mjs';
 
@@ -58,8 +58,8 @@ export async function runHttpSeed() {
         `load measurement: httpContext CPU/request = raw AsyncLocalStorage ${signed(overAls)} pp of no-context ` +
           `(median of per-round differences; interquartile range ${signed(quantile(differences, 0.25))} to ${signed(quantile(differences, 0.75))} pp)`,
       );
-      console.log(
-        `budget check: httpContext adds ${addedNs.toFixed(0)} ns per request over raw AsyncLocalStorage ` +
+      verdict(
+        `budget check: ${style} seed, httpContext adds ${addedNs.toFixed(0)} ns per request over raw AsyncLocalStorage ` +
           `(scope ${scopeCost.scope.toFixed(0)} ns${style === 'async' ? ` + rejection handler ${scopeCost.rejectionHandler.toFixed(0)} ns` : ''}) ` +
           `= ${signed(addedPoints)} pp of ${noneMicros.toFixed(1)} µs: ${ok ? 'ok (budget <= +2 pp)' : 'OVER BUDGET (needs <= +2 pp)'}`,
       );
