@@ -10,6 +10,7 @@ import { runFullStack } from './full-stack/run.mjs';
 import { runHttpSeed } from './http-seed/run.mjs';
 import { verdictsSoFar } from './harness.mjs';
 import { runOpenTelemetryBind } from './opentelemetry-bind.mjs';
+import { runOpenTelemetryInstructions } from './opentelemetry-instructions.mjs';
 
 // BENCH_ONLY: core | opentelemetry | bullmq | drivers | diagnostics | http | frameworks | allocations | full-stack
 const only = process.env.BENCH_ONLY;
@@ -18,7 +19,10 @@ if (only === undefined || only === 'core') {
   withinBudget = runCoreMicro() && withinBudget;
   runAsyncHop();
 }
-if (only === undefined || only === 'opentelemetry') runOpenTelemetryBind();
+if (only === undefined || only === 'opentelemetry') {
+  runOpenTelemetryBind();
+  withinBudget = (await runOpenTelemetryInstructions()) && withinBudget;
+}
 if (only === undefined || only === 'bullmq') withinBudget = (await runBullmqJobs()) && withinBudget;
 if (only === undefined || only === 'drivers') withinBudget = (await runDrivers()) && withinBudget;
 if (only === undefined || only === 'diagnostics') withinBudget = (await runDiagnostics()) && withinBudget;
