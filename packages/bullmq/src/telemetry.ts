@@ -206,7 +206,7 @@ export class AmbientSpan implements Span<BullmqContext> {
   readonly #parent: BullmqContext | undefined;
   readonly #settings: Settings;
   #otelSpan: OtelSpan | undefined;
-  /** A consumer's attributes set before its OpenTelemetry span starts, in order: applied when it does. */
+  /** A consumer's attributes set before its OpenTelemetry span starts, in order: applied when it does, and kept. */
   #pending: Attributes[] | undefined;
   #inbound: InboundJob | undefined;
   #jobId: unknown;
@@ -263,8 +263,15 @@ export class AmbientSpan implements Span<BullmqContext> {
 
   /** The queue, from BullMQ's attributes set before the run. */
   queueName(): string | undefined {
-    const queue = this.#pending?.find((attributes) => attributeQueueName in attributes)?.[attributeQueueName];
-    return typeof queue === 'string' ? queue : undefined;
+    const pending = this.#pending ?? [];
+    // The last one set wins, as it does on a span.
+    for (let i = pending.length - 1; i >= 0; i--) {
+      if (attributeQueueName in pending[i]!) {
+        const queue = pending[i]![attributeQueueName];
+        return typeof queue === 'string' ? queue : undefined;
+      }
+    }
+    return undefined;
   }
 
   /** Called as the run's scope opens: what the job's metadata said, for the OpenTelemetry span. */
@@ -331,7 +338,6 @@ export class AmbientSpan implements Span<BullmqContext> {
         : otel.tracer.startSpan(this.name, { kind }, otel.withSpan(base, remoteSpan(producerContext)));
     }
     for (const attributes of this.#pending ?? []) this.#otelSpan.setAttributes(attributes);
-    this.#pending = undefined;
     return this.#otelSpan;
   }
 }

@@ -1,14 +1,12 @@
+/** What a forwarding function does with the `this` and the arguments it was called with. */
+export type Forward = (thisArg: unknown, args: ArrayLike<unknown>) => unknown;
+
 /**
- * What a forwarding function does with the `this` and the arguments it was called with, and the two values it
- * was made with: a forward that needs no more than two values can be one function for every wrapper, rather
- * than a closure made per wrapper (90 of the 240 bytes of a bound listener on Node 24).
+ * A Forward that is also handed the two values its forwarding function was made with: a forward that needs no
+ * more than two values can be one function for every wrapper, rather than a closure made per wrapper (90 of the
+ * 240 bytes of a bound listener on Node 24).
  */
-export type Forward<A = unknown, B = unknown> = (
-  thisArg: unknown,
-  args: ArrayLike<unknown>,
-  first: A,
-  second: B,
-) => unknown;
+export type ForwardWith<A, B> = (thisArg: unknown, args: ArrayLike<unknown>, first: A, second: B) => unknown;
 
 type Forwarding = (this: unknown, ...args: unknown[]) => unknown;
 
@@ -23,7 +21,9 @@ type Forwarding = (this: unknown, ...args: unknown[]) => unknown;
  */
 /* eslint-disable prefer-rest-params, @typescript-eslint/unbound-method -- `arguments` keeps each declared arity
    without a rest array; each method is taken off its object for its shape alone, and its `this` is the caller's */
-const templates: ReadonlyArray<(forward: Forward, first: unknown, second: unknown) => Forwarding> = [
+const templates: ReadonlyArray<
+  (forward: ForwardWith<unknown, unknown>, first: unknown, second: unknown) => Forwarding
+> = [
   (forward, first, second) =>
     ({
       wrapped(this: unknown) {
@@ -59,19 +59,20 @@ const templates: ReadonlyArray<(forward: Forward, first: unknown, second: unknow
 
 /**
  * A function, not a constructor, that hands its `this` and arguments to `forward` (with `first` and `second`,
- * as given here), and whose `length` is
- * `length` (any value SetFunctionLength accepts: a non-negative integer or +Infinity), as a bound function's
- * must be.
+ * where given), and whose `length` is `length` (any value SetFunctionLength accepts: a non-negative integer or
+ * +Infinity), as a bound function's must be.
  */
-export function forwardingFunction<A = undefined, B = undefined>(
+export function forwardingFunction(length: number, forward: Forward): Forwarding;
+export function forwardingFunction<A, B>(length: number, forward: ForwardWith<A, B>, first: A, second: B): Forwarding;
+export function forwardingFunction(
   length: number,
-  forward: Forward<A, B>,
-  first?: A,
-  second?: B,
+  forward: ForwardWith<unknown, unknown>,
+  first?: unknown,
+  second?: unknown,
 ): Forwarding {
   const template = templates[length];
-  if (template !== undefined) return template(forward as Forward, first, second);
-  const forwarding = templates[0]!(forward as Forward, first, second);
+  if (template !== undefined) return template(forward, first, second);
+  const forwarding = templates[0]!(forward, first, second);
   Object.defineProperty(forwarding, 'length', {
     value: length,
     writable: false,

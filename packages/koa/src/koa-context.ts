@@ -53,12 +53,16 @@ export function koaContext(
  */
 function bindOnError(ctx: ScopedContext, echoHeader: string | undefined): void {
   ctx[kScope] = captureContext();
-  // The echo header is the same for every request through one middleware: kept on the prototype with the bound
-  // onerror, and on a ctx only where it differs (a second koaContext with another header).
-  if (ctx[kEchoHeader] !== echoHeader) ctx[kEchoHeader] = echoHeader;
   type Owner = Partial<KoaContextLike> & { [kBoundOnError]?: true; [kEchoHeader]?: string | undefined };
   const prototype = Object.getPrototypeOf(ctx) as Owner | null;
-  if (prototype?.[kBoundOnError] === true && !Object.hasOwn(ctx, 'onerror')) return;
+  if (prototype?.[kBoundOnError] === true && !Object.hasOwn(ctx, 'onerror')) {
+    // The echo header is the same for every request through one middleware: kept on the prototype beside the
+    // bound onerror, where it never changes once set, and on a ctx only where it differs (a second koaContext).
+    if (ctx[kEchoHeader] !== echoHeader) ctx[kEchoHeader] = echoHeader;
+    return;
+  }
+  // Not bound on the prototype yet, or bound on this ctx: its own, whatever the prototype gets later.
+  ctx[kEchoHeader] = echoHeader;
   const owner: Owner =
     prototype !== null && !Object.hasOwn(ctx, 'onerror') && typeof prototype.onerror === 'function' ? prototype : ctx;
 
