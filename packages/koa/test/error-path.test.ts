@@ -86,6 +86,45 @@ describe.each([
     }
   });
 
+  it('a ctx with its own onerror and the echo off never takes a header another request bound later', async () => {
+    const app = new KoaClass();
+    app.silent = true;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reached: () => void = () => undefined;
+    const ownIsWaiting = new Promise<void>((resolve) => (reached = resolve));
+    const silent = koaContext({ echoRequestId: false });
+    const echoing = koaContext({ echoRequestId: 'x-other-id' });
+    app.use((ctx: { path: string; onerror(error: unknown): void }, next: () => Promise<unknown>) => {
+      if (ctx.path !== '/own') return echoing(ctx as never, next);
+      const inherited = ctx.onerror;
+      ctx.onerror = function (this: unknown, error: unknown) {
+        return inherited.call(this, error);
+      };
+      return silent(ctx as never, next);
+    });
+    app.use(async (ctx: { path: string }) => {
+      if (ctx.path !== '/own') return;
+      reached();
+      await held;
+      throw new Error('after the other request');
+    });
+    const server = await serveOnLoopback(http.createServer(app.callback()));
+    try {
+      // The app's first request: its ctx binds onerror on itself, before any binding on the prototype.
+      const own = send(server.port, { path: '/own', headers: { 'x-request-id': 'koa-own-1' } });
+      await ownIsWaiting;
+      const other = await send(server.port, { path: '/other', headers: { 'x-request-id': 'koa-other-1' } });
+      expect(other.headers['x-other-id']).toBe('koa-other-1');
+      release();
+      const response = await own;
+      expect(response.status).toBe(500);
+      expect(response.headers['x-other-id']).toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  });
+
   it('two koaContext middlewares echoing different headers: the error keeps the inner one, request after request', async () => {
     const app = new KoaClass();
     app.silent = true;
