@@ -17,6 +17,8 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const requests = 300;
 const concurrency = 10;
 
+// Skipped only without --expose-gc (a bare `node --test`): scripts/smoke.mjs passes the flag to every file, in
+// npm test and on each Node of the matrix, so CI runs it. Collection is forced; without gc() nothing is seen.
 test(
   'no request scope outlives its request, the first one included',
   { skip: gc ? false : 'needs node --expose-gc' },
