@@ -11,15 +11,8 @@
 //
 //   node benchmarks/diagnostics.mjs      BENCH_ONLY=diagnostics node benchmarks/run.mjs
 import { fileURLToPath } from 'node:url';
-import {
-  alternate,
-  measureInFreshProcesses,
-  median,
-  quantile,
-  requestExchanges,
-  verdict as recordVerdict,
-} from './harness.mjs';
-import { formatRatio, measureLoad, printLoadTable, ratios } from './load.mjs';
+import { alternate, measureInFreshProcesses, median, requestExchanges } from './harness.mjs';
+import { measureLoad, printLoadTable, ratioBudget, ratios } from './load.mjs';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 15);
 const serverFile = fileURLToPath(new URL('frameworks/server.mjs', import.meta.url));
@@ -90,13 +83,7 @@ export async function runDiagnostics() {
     'ambient',
   );
   const ratio = ratios(load, 'ambient-diagnostics', 'rps', 'ambient');
-  const verdict = median(ratio) >= budget;
-  const resolved = quantile(ratio, 0.25) >= budget || quantile(ratio, 0.75) < budget;
-  recordVerdict(
-    `  budget: diagnostics on >= ${budget}x the req/s of off: ${verdict ? 'met' : 'OVER BUDGET'} ${formatRatio(ratio)}` +
-      (resolved ? '' : ' (its interquartile range spans the budget: not a verdict this machine resolves)'),
-  );
-  return verdict;
+  return ratioBudget('diagnostics on vs off, req/s', ratio, budget);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
