@@ -46,7 +46,7 @@ export function koaContext(
 /**
  * koa calls ctx.onerror (which emits app.on('error')) from a promise handler it attached before any middleware
  * ran, so outside the request's scope (koa/lib/application.js, handleRequest): it must run in the scope. Each
- * ctx keeps its scope and echo header in two properties; the onerror that reads them is put once on the ctx's
+ * ctx keeps its scope in a property; the onerror that reads it, and the echo header, are put once on the ctx's
  * prototype (koa's `app.context`, its documented place for what every ctx shares), not made per request: a
  * closure and a Snapshot per request were 150 of the bytes koa allocated beyond a hand-written middleware
  * (benchmarks/frameworks/allocations.mjs). A ctx with an onerror of its own is bound on itself.
@@ -55,7 +55,8 @@ function bindOnError(ctx: ScopedContext, echoHeader: string | undefined): void {
   ctx[kScope] = captureContext();
   type Owner = Partial<KoaContextLike> & { [kBoundOnError]?: true; [kEchoHeader]?: string | undefined };
   const prototype = Object.getPrototypeOf(ctx) as Owner | null;
-  if (prototype?.[kBoundOnError] === true && !Object.hasOwn(ctx, 'onerror')) {
+  const ownOnError = Object.hasOwn(ctx, 'onerror');
+  if (prototype?.[kBoundOnError] === true && !ownOnError) {
     // The echo header is the same for every request through one middleware: kept on the prototype beside the
     // bound onerror, where it never changes once set, and on a ctx only where it differs (a second koaContext).
     if (ctx[kEchoHeader] !== echoHeader) ctx[kEchoHeader] = echoHeader;
@@ -63,8 +64,7 @@ function bindOnError(ctx: ScopedContext, echoHeader: string | undefined): void {
   }
   // Not bound on the prototype yet, or bound on this ctx: its own, whatever the prototype gets later.
   ctx[kEchoHeader] = echoHeader;
-  const owner: Owner =
-    prototype !== null && !Object.hasOwn(ctx, 'onerror') && typeof prototype.onerror === 'function' ? prototype : ctx;
+  const owner: Owner = prototype !== null && !ownOnError && typeof prototype.onerror === 'function' ? prototype : ctx;
 
   const onerror = owner.onerror as OnError;
   owner.onerror = function ambientOnError(this: ScopedContext, error: unknown) {
