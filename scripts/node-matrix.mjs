@@ -6,7 +6,8 @@
 //   node scripts/node-matrix.mjs test    jest + smoke tests on 22, 24 and 26 (the running node already ran them),
 //                                        and on each AsyncLocalStorage implementation within a version:
 //                                        22 with AsyncContextFrame, 24 with async_hooks; all of it but
-//                                        the few tests listed in `notOnEveryLine` below
+//                                        the few tests listed in `notOnEveryLine` below, and the
+//                                        conformance suites' universal cases at their quick sizes
 //   node scripts/node-matrix.mjs bench   benchmarks/run.mjs on 22, 24 and 26, the lines in support (Node 20 reached
 //                                        its end of life in April 2026; it stays in the test matrix only)
 import { spawnSync } from 'node:child_process';
@@ -33,12 +34,12 @@ function install() {
 }
 
 // NODE_OPTIONS rather than argv, so that jest's worker processes get the same flags.
-function envWith(nodeOptions) {
-  return nodeOptions ? { ...process.env, NODE_OPTIONS: nodeOptions } : process.env;
+function envWith(nodeOptions, extra = {}) {
+  return nodeOptions ? { ...process.env, ...extra, NODE_OPTIONS: nodeOptions } : { ...process.env, ...extra };
 }
 
-function run(node, args, nodeOptions) {
-  const { status } = spawnSync(node, args, { stdio: 'inherit', env: envWith(nodeOptions) });
+function run(node, { args, env }, nodeOptions) {
+  const { status } = spawnSync(node, args, { stdio: 'inherit', env: envWith(nodeOptions, env) });
   return status === 0;
 }
 
@@ -79,14 +80,26 @@ if (mode === 'test') {
   console.log(`node-matrix: not repeated on each line (npm test's jest run with coverage has them): ${names}`);
 }
 const failures = [];
+// The adapters' conformance suites run the universal cases at their quick sizes on each line (the conformance
+// test files read AMBIENT_CONFORMANCE_SIZE). Every case still runs on every line, and reads the same context
+// at every step: the memory case counts each request's scope with a FinalizationRegistry, so one scope kept
+// fails it at 2,000 requests as at 20,000, and the soak at CI size (1,500 requests at concurrency 100, a fresh
+// server) keeps the crossing check at its full concurrency. The full sizes, 20,000 requests for memory and
+// 2,000 for correlation, run once, in npm test's jest run with coverage; on five lines they were about 60 s of
+// each line's 80-90 s of jest on a 2-core machine.
+const quickConformance = { AMBIENT_CONFORMANCE_SIZE: 'quick' };
 const commands =
   mode === 'test'
     ? // --expose-gc: the conformance memory case forces GC (jest's workers inherit the flag).
       [
-        ['--expose-gc', 'node_modules/jest/bin/jest.js', '--ci', `--testNamePattern=${jestSkipPattern}`],
-        ['scripts/smoke.mjs'],
+        {
+          name: 'jest',
+          args: ['--expose-gc', 'node_modules/jest/bin/jest.js', '--ci', `--testNamePattern=${jestSkipPattern}`],
+          env: quickConformance,
+        },
+        { name: 'smoke', args: ['scripts/smoke.mjs'] },
       ]
-    : [['benchmarks/run.mjs']];
+    : [{ name: 'benchmarks', args: ['benchmarks/run.mjs'] }];
 
 const nodes = [];
 for (const version of versions) {
@@ -114,7 +127,7 @@ for (const [label, binary, nodeOptions] of nodes) {
   }).stdout.trim();
   console.log(`\n======== ${mode} on Node ${version} (${label}): AsyncLocalStorage on ${implementation} ========`);
   for (const command of commands) {
-    if (!run(binary, command, nodeOptions)) failures.push(`${command[0]} on ${label}`);
+    if (!run(binary, command, nodeOptions)) failures.push(`${command.name} on ${label}`);
   }
 }
 
