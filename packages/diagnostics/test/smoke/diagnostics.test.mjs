@@ -45,7 +45,7 @@ test('the capability line comes first: Node version, propagation, withScope, Asy
 });
 
 test('lost context: a read in a callback that lost its request is reported once per call site, with its stack', async () => {
-  const faulty = await run('lost.mjs', ['faulty']);
+  const [faulty, clean] = await Promise.all([run('lost.mjs', ['faulty']), run('lost.mjs', ['clean'])]);
   assert.deepEqual(faulty.bodies, [{ seen: null }, { seen: null }, { seen: null }]);
   const lost = ofKind(faulty, 'lost');
   assert.equal(lost.length, 1, JSON.stringify(faulty.reports, null, 2));
@@ -56,7 +56,6 @@ test('lost context: a read in a callback that lost its request is reported once 
   assert.doesNotMatch(lost[0].stack, /packages\/core\//);
   assert.equal(faulty.counts.lost, 1);
 
-  const clean = await run('lost.mjs', ['clean']);
   assert.deepEqual(
     clean.bodies.map((body) => body.seen),
     ['req-lost-1', 'req-lost-2', 'req-lost-3'],
@@ -65,13 +64,15 @@ test('lost context: a read in a callback that lost its request is reported once 
 });
 
 test('lost context, strict: the read throws ERR_AMBIENT_CONTEXT_LOST instead', async () => {
-  const strict = await run('lost.mjs', ['faulty', 'strict']);
+  const [strict, clean] = await Promise.all([
+    run('lost.mjs', ['faulty', 'strict']),
+    run('lost.mjs', ['clean', 'strict']),
+  ]);
   assert.deepEqual(strict.bodies, [
     { code: 'ERR_AMBIENT_CONTEXT_LOST' },
     { code: 'ERR_AMBIENT_CONTEXT_LOST' },
     { code: 'ERR_AMBIENT_CONTEXT_LOST' },
   ]);
-  const clean = await run('lost.mjs', ['clean', 'strict']);
   assert.deepEqual(
     clean.bodies.map((body) => body.seen),
     ['req-lost-1', 'req-lost-2', 'req-lost-3'],
@@ -81,7 +82,7 @@ test('lost context, strict: the read throws ERR_AMBIENT_CONTEXT_LOST instead', a
 test('crossed context: a mysql2 pool callback that runs in another request is reported with both ids', async (t) => {
   const skip = await serviceSkip('mariadb');
   if (skip !== undefined) return t.skip(skip);
-  const faulty = await run('crossed.mjs', ['faulty']);
+  const [faulty, clean] = await Promise.all([run('crossed.mjs', ['faulty']), run('crossed.mjs', ['clean'])]);
   assert.notEqual(faulty.seen.wait, 'req-waiter-B');
   const crossed = ofKind(faulty, 'crossed');
   assert.ok(crossed.length >= 1, JSON.stringify(faulty.reports, null, 2));
@@ -96,7 +97,6 @@ test('crossed context: a mysql2 pool callback that runs in another request is re
     },
   );
 
-  const clean = await run('crossed.mjs', ['clean']);
   assert.equal(clean.seen.wait, 'req-waiter-B');
   assert.deepEqual(problems(clean), []);
   assert.deepEqual(clean.reports[0].capabilities.guardedChannels, [
@@ -109,7 +109,10 @@ test('crossed context: a mysql2 pool callback that runs in another request is re
 });
 
 test('crossed context: a response ended from another request’s flow (a shared batch) is reported with both ids', async () => {
-  const faulty = await run('crossed-batch.mjs', ['faulty']);
+  const [faulty, clean] = await Promise.all([
+    run('crossed-batch.mjs', ['faulty']),
+    run('crossed-batch.mjs', ['clean']),
+  ]);
   assert.deepEqual(faulty.seen, { 'req-batch-A': 'req-batch-B', 'req-batch-B': 'req-batch-C' });
   assert.deepEqual(ofKind(faulty, 'crossed'), [
     {
@@ -128,13 +131,15 @@ test('crossed context: a response ended from another request’s flow (a shared 
     },
   ]);
 
-  const clean = await run('crossed-batch.mjs', ['clean']);
   assert.deepEqual(clean.seen, { 'req-batch-A': 'req-batch-A', 'req-batch-B': 'req-batch-B' });
   assert.deepEqual(problems(clean), []);
 });
 
 test('retained scope: a Snapshot cached by the handler keeps the request, reported with its route', async () => {
-  const faulty = await run('retained.mjs', ['faulty', 'snapshot']);
+  const [faulty, clean] = await Promise.all([
+    run('retained.mjs', ['faulty', 'snapshot']),
+    run('retained.mjs', ['clean', 'snapshot']),
+  ]);
   assert.deepEqual(faulty.stillAlive, ['req-retained-1']);
   const retained = ofKind(faulty, 'retained');
   assert.equal(retained.length, 1, JSON.stringify(faulty.reports, null, 2));
@@ -145,7 +150,6 @@ test('retained scope: a Snapshot cached by the handler keeps the request, report
   assert.equal(retained[0].pending, 1);
   assert.equal(faulty.counts.retainedNow, 1);
 
-  const clean = await run('retained.mjs', ['clean', 'snapshot']);
   assert.deepEqual(clean.stillAlive, []);
   assert.deepEqual(problems(clean), []);
   assert.equal(clean.counts.watched, 0);
@@ -160,7 +164,7 @@ test('retained scope: an Error kept from a setImmediate (nodejs/node#66129) is r
 });
 
 test('timers: a setInterval a handler never clears is listed with the stack that armed it; run and cleared timers are not', async () => {
-  const faulty = await run('timers.mjs', ['faulty']);
+  const [faulty, clean] = await Promise.all([run('timers.mjs', ['faulty']), run('timers.mjs', ['clean'])]);
   const timers = ofKind(faulty, 'timers');
   assert.equal(timers.length, 1, JSON.stringify(faulty.reports, null, 2));
   assert.equal(timers[0].code, 'WARN_AMBIENT_TIMER_OUTLIVED_REQUEST');
@@ -172,23 +176,21 @@ test('timers: a setInterval a handler never clears is listed with the stack that
   // The interval keeps the request's values alive, too.
   assert.equal(ofKind(faulty, 'retained').length, 1);
 
-  const clean = await run('timers.mjs', ['clean']);
   assert.deepEqual(problems(clean), []);
 });
 
 test('root pollution: enterWith at module top level is reported with its stack; enterWith inside a request is not', async () => {
-  const faulty = await run('enter-with.mjs', ['faulty']);
+  const [faulty, clean] = await Promise.all([run('enter-with.mjs', ['faulty']), run('enter-with.mjs', ['clean'])]);
   const entered = ofKind(faulty, 'enterWith');
   assert.equal(entered.length, 1, JSON.stringify(faulty.reports, null, 2));
   assert.equal(entered[0].code, 'WARN_AMBIENT_ROOT_ENTER_WITH');
   assert.match(entered[0].site, /fixtures\/enter-with\.mjs:\d+:\d+$/);
 
-  const clean = await run('enter-with.mjs', ['clean']);
   assert.deepEqual(problems(clean), []);
 });
 
 test('two copies: a second @ambient/core of another major is reported with both versions and paths', async () => {
-  const faulty = await run('copies.mjs', ['faulty']);
+  const [faulty, clean] = await Promise.all([run('copies.mjs', ['faulty']), run('copies.mjs', ['clean'])]);
   const copies = ofKind(faulty, 'copies');
   assert.equal(copies.length, 1, JSON.stringify(faulty.reports, null, 2));
   assert.equal(copies[0].code, 'WARN_AMBIENT_TWO_COPIES');
@@ -199,16 +201,18 @@ test('two copies: a second @ambient/core of another major is reported with both 
   assert.equal(copies[0].copies[1].path, faulty.copyPath);
   assert.ok(copies[0].copies.every((copy) => copy.registry === '@ambient/core.registry.v1'));
 
-  const clean = await run('copies.mjs', ['clean']);
   assert.deepEqual(problems(clean), []);
   assert.equal(clean.reports[0].capabilities.coreCopies, 1);
 });
 
 test('AMBIENT_DIAGNOSTICS=1 with --import @ambient/diagnostics switches them on with no call in the app; unset, nothing', async () => {
-  const on = await run('environment.mjs', [], {
-    env: { AMBIENT_DIAGNOSTICS: '1' },
-    nodeArgs: ['--import', '@ambient/diagnostics'],
-  });
+  const [on, off] = await Promise.all([
+    run('environment.mjs', [], {
+      env: { AMBIENT_DIAGNOSTICS: '1' },
+      nodeArgs: ['--import', '@ambient/diagnostics'],
+    }),
+    run('environment.mjs', [], { nodeArgs: ['--import', '@ambient/diagnostics'] }),
+  ]);
   // The capability line is emitted while --import loads, before or after the app's own listener is there
   // (Node 20 and 22 differ): on stderr either way.
   assert.match(on.stderr, /\[WARN_AMBIENT_DIAGNOSTICS_ON\] AmbientWarning: Ambient diagnostics are on: Node v/);
@@ -220,7 +224,6 @@ test('AMBIENT_DIAGNOSTICS=1 with --import @ambient/diagnostics switches them on 
   assert.match(reported[0].message, /environment\.mjs:\d+:\d+/);
   assert.match(on.stderr, /WARN_AMBIENT_CONTEXT_LOST/);
 
-  const off = await run('environment.mjs', [], { nodeArgs: ['--import', '@ambient/diagnostics'] });
   assert.deepEqual(off.warnings, []);
   assert.doesNotMatch(off.stderr, /AMBIENT/);
 });
