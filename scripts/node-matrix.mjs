@@ -4,8 +4,8 @@
 // shadow the system node inside npm scripts.
 //
 //   node scripts/node-matrix.mjs test    jest + smoke tests on 22, 24 and 26 (the running node already ran them),
-//                                        and on each AsyncLocalStorage implementation within a version:
-//                                        22 with AsyncContextFrame, 24 with async_hooks; all of it but
+//                                        and on 24 with async_hooks (--no-async-context-frame), so that each
+//                                        AsyncLocalStorage implementation runs on a line in support; all of it but
 //                                        the few tests listed in `notOnEveryLine` below, and the
 //                                        conformance suites' universal cases at their quick sizes
 //   node scripts/node-matrix.mjs bench   benchmarks/run.mjs on 22, 24 and 26, the lines in support (Node 20 reached
@@ -85,7 +85,7 @@ const failures = [];
 // at every step: the memory case counts each request's scope with a FinalizationRegistry, so one scope kept
 // fails it at 2,000 requests as at 20,000, and the soak at CI size (1,500 requests at concurrency 100, a fresh
 // server) keeps the crossing check at its full concurrency. The full sizes, 20,000 requests for memory and
-// 2,000 for correlation, run once, in npm test's jest run with coverage; on five lines they were about 60 s of
+// 2,000 for correlation, run once, in npm test's jest run with coverage; on the five lines then run they were about 60 s of
 // each line's 80-90 s of jest on a 2-core machine.
 const quickConformance = { AMBIENT_CONFORMANCE_SIZE: 'quick' };
 const commands =
@@ -114,8 +114,10 @@ for (const version of versions) {
     continue;
   }
   nodes.push([`v${version}`, binary]);
-  if (mode === 'test' && version === '22')
-    nodes.push(['v22 on AsyncContextFrame', binary, '--experimental-async-context-frame']);
+  // Node 22's --experimental-async-context-frame is not a line of its own: AsyncContextFrame is Node 24's and 26's
+  // default and runs there, and the suite must stay under 15 minutes on a 2-core machine (each line is about
+  // 90 s of it). By hand: NODE_OPTIONS='--experimental-async-context-frame --expose-gc'
+  // tools/node-matrix/node_modules/node22/bin/node node_modules/jest/bin/jest.js
   if (mode === 'test' && version === '24') nodes.push(['v24 on async_hooks', binary, '--no-async-context-frame']);
 }
 
