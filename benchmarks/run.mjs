@@ -5,6 +5,7 @@ import { runCoreMicro } from './core-micro.mjs';
 import { runDiagnostics } from './diagnostics.mjs';
 import { runDrivers } from './drivers.mjs';
 import { runAllocations } from './frameworks/allocations.mjs';
+import { runInProcess } from './frameworks/in-process.mjs';
 import { runFrameworks } from './frameworks/run.mjs';
 import { runFullStack } from './full-stack/run.mjs';
 import { runHttpSeed } from './http-seed/run.mjs';
@@ -12,7 +13,8 @@ import { verdictsSoFar } from './harness.mjs';
 import { runOpenTelemetryBind } from './opentelemetry-bind.mjs';
 import { runOpenTelemetryInstructions } from './opentelemetry-instructions.mjs';
 
-// BENCH_ONLY: core | opentelemetry | bullmq | drivers | diagnostics | http | frameworks | allocations | full-stack
+// BENCH_ONLY: core | opentelemetry | bullmq | drivers | diagnostics | http | in-process | frameworks | allocations |
+// full-stack
 const only = process.env.BENCH_ONLY;
 let withinBudget = true;
 if (only === undefined || only === 'core') {
@@ -27,6 +29,7 @@ if (only === undefined || only === 'bullmq') withinBudget = (await runBullmqJobs
 if (only === undefined || only === 'drivers') withinBudget = (await runDrivers()) && withinBudget;
 if (only === undefined || only === 'diagnostics') withinBudget = (await runDiagnostics()) && withinBudget;
 if (only === undefined || only === 'http') withinBudget = (await runHttpSeed()) && withinBudget;
+if (only === undefined || only === 'in-process') withinBudget = (await runInProcess()) && withinBudget;
 if (only === undefined || only === 'frameworks') withinBudget = (await runFrameworks()) && withinBudget;
 if (only === undefined || only === 'allocations') withinBudget = (await runAllocations()) && withinBudget;
 if (only === undefined || only === 'full-stack') withinBudget = (await runFullStack()) && withinBudget;

@@ -1,0 +1,161 @@
+// Issue #18's in-process budget: what Ambient's adapter adds to a request, over the hand-written
+// AsyncLocalStorage middleware, as a share of the framework's own work on that request (budget: at most 2% on
+// Node 24). Whole requests through each framework's real app (apps.mjs, the servers of the load runs) on real
+// IncomingMessage/ServerResponse objects, in one process and without sockets: no kernel, no HTTP parser, no
+// load generator sharing the two cores, so the figure repeats where req/s does not.
+//
+// A response ends in memory (it has no socket); its 'finish' and 'close' then fire from outside any request,
+// as a server's socket fires them, so a listener an adapter bound still costs what it costs. Requests run 10 at
+// a time, 20,000 a round; the variants alternate round by round, 15 rounds in each of 3 fresh processes.
+//
+// The budget's denominator is the framework's CPU per request as a server: the hand-written variant's server
+// (server.mjs) in a process of its own at full load (50 connections, as in run.mjs), its CPU time over the
+// requests it served (5 rounds of 1 s, median). Full load batches the most work into each wake-up, so it is the
+// lowest CPU per request a server shows, and the share the highest. The share of the in-process work alone
+// (no HTTP parser, no socket) is printed beside it: an upper bound no server reaches.
+//
+//   node benchmarks/frameworks/in-process.mjs            every framework of BENCH_FRAMEWORKS
+import { AsyncResource } from 'node:async_hooks';
+import { spawnSync } from 'node:child_process';
+import http from 'node:http';
+import { Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { median, quantile, verdict } from '../harness.mjs';
+import { startServer } from '../load.mjs';
+import { frameworkServer } from './apps.mjs';
+import { selectedFrameworks } from './variants.mjs';
+
+const variants = ['bare', 'als', 'ambient'];
+const processes = 3;
+const rounds = 15;
+const requestsPerRound = 20_000;
+const inFlight = 10;
+const shareBudget = 0.02;
+
+const kEnded = Symbol('ended');
+
+/** Makes ServerResponse#end, in this process only, report each request's end and fire what a socket fires. */
+function endInMemory() {
+  // Created at startup, outside any request: the context a server's socket events arrive in.
+  const socketContext = new AsyncResource('benchmark-socket');
+  const end = http.ServerResponse.prototype.end;
+  http.ServerResponse.prototype.end = function endThenFinish(...args) {
+    const result = Reflect.apply(end, this, args);
+    process.nextTick(() =>
+      socketContext.runInAsyncScope(() => {
+        this.emit('finish');
+        this.emit('close');
+        this[kEnded]();
+      }),
+    );
+    return result;
+  };
+}
+
+/** Drives `count` GET /users/42 requests through `listener`, `inFlight` at a time; resolves when all ended. */
+function drive(listener, count) {
+  const socket = new Socket();
+  let started = 0;
+  let ended = 0;
+  return new Promise((resolve) => {
+    const onEnded = () => {
+      ended++;
+      if (started < count) startOne();
+      else if (ended === count) resolve();
+    };
+    const startOne = () => {
+      started++;
+      const req = new http.IncomingMessage(socket);
+      req.method = 'GET';
+      req.url = '/users/42';
+      req.headers = { host: '127.0.0.1' };
+      req.rawHeaders = ['Host', '127.0.0.1'];
+      const res = new http.ServerResponse(req);
+      res[kEnded] = onEnded;
+      listener(req, res);
+    };
+    for (let i = 0; i < inFlight; i++) startOne();
+  });
+}
+
+/** The child: every variant's app of `framework`, alternated for `rounds`; ns per request of each, per round. */
+async function measure(framework) {
+  endInMemory();
+  const listeners = {};
+  for (const variant of variants) {
+    listeners[variant] = (await frameworkServer(framework, variant)).listeners('request')[0];
+  }
+  for (const variant of variants) await drive(listeners[variant], requestsPerRound); // warm-up
+  const samples = Object.fromEntries(variants.map((variant) => [variant, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const variant of variants) {
+      const start = process.hrtime.bigint();
+      await drive(listeners[variant], requestsPerRound);
+      samples[variant].push(Number(process.hrtime.bigint() - start) / requestsPerRound);
+    }
+  }
+  return samples;
+}
+
+const serverFile = fileURLToPath(new URL('server.mjs', import.meta.url));
+const fullLoad = { path: '/users/42', connections: 50, duration: 1 };
+
+/** The hand-written variant's server CPU µs per request at full load: the median of 5 one-second rounds. */
+async function serverCpuPerRequest(framework) {
+  const server = await startServer(serverFile, [framework, 'als'], 'als');
+  try {
+    await server.burst({ ...fullLoad, duration: 2 }); // warm-up
+    const rounds = [];
+    for (let round = 0; round < 5; round++) rounds.push((await server.burst(fullLoad)).cpuPerRequest);
+    return median(rounds);
+  } finally {
+    server.stop();
+  }
+}
+
+const iqr = (values) => `${Math.round(quantile(values, 0.25))}-${Math.round(quantile(values, 0.75))}`;
+const percent = (value) => `${(value * 100).toFixed(1)}%`;
+
+/** Runs each framework in fresh processes, prints ns per request and the share, with the budget's verdict. */
+export async function runInProcess() {
+  const file = fileURLToPath(import.meta.url);
+  let withinBudget = true;
+  console.log(
+    `\nIn-process ns per request, GET /users/:id, Node ${process.version}: ${processes} processes x ${rounds} ` +
+      `alternating rounds of ${requestsPerRound} requests (${inFlight} in flight); median (IQR)`,
+  );
+  for (const framework of selectedFrameworks()) {
+    const rows = Object.fromEntries(variants.map((variant) => [variant, []]));
+    for (let i = 0; i < processes; i++) {
+      const child = spawnSync(process.execPath, [file, 'measure', framework], { encoding: 'utf8' });
+      if (child.status !== 0) throw new Error(`in-process ${framework} failed: ${child.stderr}`);
+      const samples = JSON.parse(child.stdout);
+      for (const variant of variants) rows[variant].push(...samples[variant]);
+    }
+    // Paired within each round: the same seconds of this machine for both variants.
+    const added = rows.ambient.map((ns, round) => ns - rows.als[round]);
+    for (const variant of variants) {
+      console.log(`  ${framework} ${variant.padEnd(8)} ${Math.round(median(rows[variant]))} (${iqr(rows[variant])})`);
+    }
+    const cpuNs = (await serverCpuPerRequest(framework)) * 1000;
+    const [low, mid, high] = [0.25, 0.5, 0.75].map((q) => quantile(added, q) / cpuNs);
+    const inProcessShare = median(added.map((ns, round) => ns / rows.als[round]));
+    const outcome = high <= shareBudget ? 'met' : low > shareBudget ? 'MISSED' : 'not resolved here';
+    if (outcome === 'MISSED') withinBudget = false;
+    verdict(
+      `  ${framework}: Ambient adds ${Math.round(median(added))} ns (${iqr(added)}) a request over the ` +
+        `hand-written middleware: ${percent(mid)} (${percent(low)}-${percent(high)}) of its server's ` +
+        `${(cpuNs / 1000).toFixed(1)} µs of CPU a request (${percent(inProcessShare)} of its in-process work): ` +
+        `${outcome} (budget <= ${percent(shareBudget)})`,
+    );
+  }
+  return withinBudget;
+}
+
+if (process.argv[2] === 'measure') {
+  const samples = await measure(process.argv[3]);
+  process.stdout.write(JSON.stringify(samples));
+  process.exit(0);
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  process.exitCode = (await runInProcess()) ? 0 : 1;
+}
