@@ -6,8 +6,8 @@
 //   node scripts/node-matrix.mjs test    jest + smoke tests on 22, 24 and 26 (the running node already ran them),
 //                                        and on 24 with async_hooks (--no-async-context-frame), so that each
 //                                        AsyncLocalStorage implementation runs on a line in support; all of it but
-//                                        the few tests listed in `notOnEveryLine` below, and the
-//                                        conformance suites' universal cases at their quick sizes
+//                                        the few tests listed in `notOnEveryLine` below; the conformance
+//                                        suites run their full sizes on 24 and their quick sizes elsewhere
 //   node scripts/node-matrix.mjs bench   benchmarks/run.mjs on 22, 24 and 26, the lines in support (Node 20 reached
 //                                        its end of life in April 2026; it stays in the test matrix only)
 import { spawnSync } from 'node:child_process';
@@ -80,23 +80,24 @@ if (mode === 'test') {
   console.log(`node-matrix: not repeated on each line (npm test's jest run with coverage has them): ${names}`);
 }
 const failures = [];
-// The adapters' conformance suites run the universal cases at their quick sizes on each line (the conformance
-// test files read AMBIENT_CONFORMANCE_SIZE). Every case still runs on every line, and reads the same context
-// at every step: the memory case counts each request's scope with a FinalizationRegistry, so one scope kept
-// fails it at 2,000 requests as at 20,000, and the soak at CI size (1,500 requests at concurrency 100, a fresh
-// server) keeps the crossing check at its full concurrency. The full sizes, 20,000 requests for memory and
-// 2,000 for correlation, run once, in npm test's jest run with coverage; on the five lines then run they were about 60 s of
-// each line's 80-90 s of jest on a 2-core machine.
-const quickConformance = { AMBIENT_CONFORMANCE_SIZE: 'quick' };
-const commands =
+// The conformance suites' sizes. npm test's jest run with coverage runs the full ones on the running node
+// (Node 20, async_hooks); so does the Node 24 line, for AsyncContextFrame. The other lines run the universal
+// cases at their quick sizes (the adapters' conformance test files read AMBIENT_CONFORMANCE_SIZE): the same
+// cases, reading the same context at every step, over fewer requests. memory: 2,000 requests instead of
+// 20,000; its FinalizationRegistry counts each request's scope, so one kept scope fails it at either size.
+// correlation: 200 at concurrency 50 instead of 2,000 at 100; scope: 100 at 20 instead of 300 at 30. The soak
+// at CI size (1,500 requests at concurrency 100 on a fresh server) runs on every line. The full sizes were
+// about 60 s of each line's 80-90 s of jest on a 2-core machine.
+const fullConformanceLine = 'v24';
+const jest = {
+  name: 'jest',
+  // --expose-gc: the conformance memory case forces GC (jest's workers inherit the flag).
+  args: ['--expose-gc', 'node_modules/jest/bin/jest.js', '--ci', `--testNamePattern=${jestSkipPattern}`],
+};
+const commandsFor = (label) =>
   mode === 'test'
-    ? // --expose-gc: the conformance memory case forces GC (jest's workers inherit the flag).
-      [
-        {
-          name: 'jest',
-          args: ['--expose-gc', 'node_modules/jest/bin/jest.js', '--ci', `--testNamePattern=${jestSkipPattern}`],
-          env: quickConformance,
-        },
+    ? [
+        label === fullConformanceLine ? jest : { ...jest, env: { AMBIENT_CONFORMANCE_SIZE: 'quick' } },
         { name: 'smoke', args: ['scripts/smoke.mjs'] },
       ]
     : [{ name: 'benchmarks', args: ['benchmarks/run.mjs'] }];
@@ -128,7 +129,7 @@ for (const [label, binary, nodeOptions] of nodes) {
     env: envWith(nodeOptions),
   }).stdout.trim();
   console.log(`\n======== ${mode} on Node ${version} (${label}): AsyncLocalStorage on ${implementation} ========`);
-  for (const command of commands) {
+  for (const command of commandsFor(label)) {
     if (!run(binary, command, nodeOptions)) failures.push(`${command.name} on ${label}`);
   }
 }

@@ -14,14 +14,17 @@ const testsIn = (dir) =>
     : [];
 
 // The longest files first (25 s and 16 s on Node 24; no other takes 5 s): started late, one would run alone at
-// the end while the other slot sits idle. First the diagnostics file, then the examples (README code included).
-const longestFirst = [join('packages', 'diagnostics', 'test', 'smoke', 'diagnostics.test.mjs')];
+// the end while the other slot sits idle.
+const longestFirst = [
+  join('packages', 'diagnostics', 'test', 'smoke', 'diagnostics.test.mjs'),
+  join('examples', 'test', 'readme-examples.test.mjs'),
+].filter((file) => existsSync(file));
 const files = [
-  ...longestFirst.filter((file) => existsSync(file)),
-  ...testsIn(join('examples', 'test')),
-  ...readdirSync('packages')
-    .flatMap((folder) => testsIn(join('packages', folder, 'test', 'smoke')))
-    .filter((file) => !longestFirst.includes(file)),
+  ...longestFirst,
+  ...[
+    ...testsIn(join('examples', 'test')),
+    ...readdirSync('packages').flatMap((folder) => testsIn(join('packages', folder, 'test', 'smoke'))),
+  ].filter((file) => !longestFirst.includes(file)),
 ];
 if (files.length === 0) {
   console.error('smoke: no test/smoke/*.test.mjs files found');

@@ -7,8 +7,8 @@ import { koaContext, requestContext } from '@ambient/koa-context';
 /** The suite stores its own keys (user, marker) beside requestId; readersFor takes any get/set-by-key store. */
 const readers = readersFor(requestContext);
 
-// scripts/node-matrix.mjs sets AMBIENT_CONFORMANCE_SIZE=quick on the lines that repeat this run.
-const universal = process.env.AMBIENT_CONFORMANCE_SIZE === 'quick' ? 'quick' : 'universal';
+// The universal cases, at the quick sizes where scripts/node-matrix.mjs asks for them on a repeat line.
+const universalProfile = process.env.AMBIENT_CONFORMANCE_SIZE === 'quick' ? 'quick' : 'universal';
 
 for (const [name, module] of [
   ['koa 3', Koa],
@@ -23,6 +23,6 @@ for (const [name, module] of [
       ...readers,
     }),
     { describe, it, afterAll },
-    { profiles: [universal, 'ambient', 'soak-ci'] },
+    { profiles: [universalProfile, 'ambient', 'soak-ci'] },
   );
 }

@@ -27,6 +27,18 @@ async function run(fixture, args = [], { env = {}, nodeArgs = [] } = {}) {
   return { ...JSON.parse(last), stderr };
 }
 
+/**
+ * A fixture's faulty and clean runs, side by side: each spends most of its time waiting out the retained-scope
+ * age. Every failure is reported, not only the first.
+ */
+async function both(runs) {
+  const results = await Promise.allSettled(runs);
+  const failures = results.filter(({ status }) => status === 'rejected').map(({ reason }) => reason);
+  if (failures.length === 1) throw failures[0];
+  if (failures.length > 1) throw new AggregateError(failures, 'both runs of the fixture failed');
+  return results.map(({ value }) => value);
+}
+
 const ofKind = (result, kind) => result.reports.filter((report) => report.kind === kind);
 /** Every report but the capability line. */
 const problems = (result) => result.reports.filter((report) => report.kind !== 'capabilities');
@@ -45,7 +57,7 @@ test('the capability line comes first: Node version, propagation, withScope, Asy
 });
 
 test('lost context: a read in a callback that lost its request is reported once per call site, with its stack', async () => {
-  const [faulty, clean] = await Promise.all([run('lost.mjs', ['faulty']), run('lost.mjs', ['clean'])]);
+  const [faulty, clean] = await both([run('lost.mjs', ['faulty']), run('lost.mjs', ['clean'])]);
   assert.deepEqual(faulty.bodies, [{ seen: null }, { seen: null }, { seen: null }]);
   const lost = ofKind(faulty, 'lost');
   assert.equal(lost.length, 1, JSON.stringify(faulty.reports, null, 2));
@@ -64,10 +76,7 @@ test('lost context: a read in a callback that lost its request is reported once 
 });
 
 test('lost context, strict: the read throws ERR_AMBIENT_CONTEXT_LOST instead', async () => {
-  const [strict, clean] = await Promise.all([
-    run('lost.mjs', ['faulty', 'strict']),
-    run('lost.mjs', ['clean', 'strict']),
-  ]);
+  const [strict, clean] = await both([run('lost.mjs', ['faulty', 'strict']), run('lost.mjs', ['clean', 'strict'])]);
   assert.deepEqual(strict.bodies, [
     { code: 'ERR_AMBIENT_CONTEXT_LOST' },
     { code: 'ERR_AMBIENT_CONTEXT_LOST' },
@@ -82,7 +91,7 @@ test('lost context, strict: the read throws ERR_AMBIENT_CONTEXT_LOST instead', a
 test('crossed context: a mysql2 pool callback that runs in another request is reported with both ids', async (t) => {
   const skip = await serviceSkip('mariadb');
   if (skip !== undefined) return t.skip(skip);
-  const [faulty, clean] = await Promise.all([run('crossed.mjs', ['faulty']), run('crossed.mjs', ['clean'])]);
+  const [faulty, clean] = await both([run('crossed.mjs', ['faulty']), run('crossed.mjs', ['clean'])]);
   assert.notEqual(faulty.seen.wait, 'req-waiter-B');
   const crossed = ofKind(faulty, 'crossed');
   assert.ok(crossed.length >= 1, JSON.stringify(faulty.reports, null, 2));
@@ -109,10 +118,7 @@ test('crossed context: a mysql2 pool callback that runs in another request is re
 });
 
 test('crossed context: a response ended from another request’s flow (a shared batch) is reported with both ids', async () => {
-  const [faulty, clean] = await Promise.all([
-    run('crossed-batch.mjs', ['faulty']),
-    run('crossed-batch.mjs', ['clean']),
-  ]);
+  const [faulty, clean] = await both([run('crossed-batch.mjs', ['faulty']), run('crossed-batch.mjs', ['clean'])]);
   assert.deepEqual(faulty.seen, { 'req-batch-A': 'req-batch-B', 'req-batch-B': 'req-batch-C' });
   assert.deepEqual(ofKind(faulty, 'crossed'), [
     {
@@ -136,7 +142,7 @@ test('crossed context: a response ended from another request’s flow (a shared 
 });
 
 test('retained scope: a Snapshot cached by the handler keeps the request, reported with its route', async () => {
-  const [faulty, clean] = await Promise.all([
+  const [faulty, clean] = await both([
     run('retained.mjs', ['faulty', 'snapshot']),
     run('retained.mjs', ['clean', 'snapshot']),
   ]);
@@ -164,7 +170,7 @@ test('retained scope: an Error kept from a setImmediate (nodejs/node#66129) is r
 });
 
 test('timers: a setInterval a handler never clears is listed with the stack that armed it; run and cleared timers are not', async () => {
-  const [faulty, clean] = await Promise.all([run('timers.mjs', ['faulty']), run('timers.mjs', ['clean'])]);
+  const [faulty, clean] = await both([run('timers.mjs', ['faulty']), run('timers.mjs', ['clean'])]);
   const timers = ofKind(faulty, 'timers');
   assert.equal(timers.length, 1, JSON.stringify(faulty.reports, null, 2));
   assert.equal(timers[0].code, 'WARN_AMBIENT_TIMER_OUTLIVED_REQUEST');
@@ -180,7 +186,7 @@ test('timers: a setInterval a handler never clears is listed with the stack that
 });
 
 test('root pollution: enterWith at module top level is reported with its stack; enterWith inside a request is not', async () => {
-  const [faulty, clean] = await Promise.all([run('enter-with.mjs', ['faulty']), run('enter-with.mjs', ['clean'])]);
+  const [faulty, clean] = await both([run('enter-with.mjs', ['faulty']), run('enter-with.mjs', ['clean'])]);
   const entered = ofKind(faulty, 'enterWith');
   assert.equal(entered.length, 1, JSON.stringify(faulty.reports, null, 2));
   assert.equal(entered[0].code, 'WARN_AMBIENT_ROOT_ENTER_WITH');
@@ -190,7 +196,7 @@ test('root pollution: enterWith at module top level is reported with its stack; 
 });
 
 test('two copies: a second @ambient/core of another major is reported with both versions and paths', async () => {
-  const [faulty, clean] = await Promise.all([run('copies.mjs', ['faulty']), run('copies.mjs', ['clean'])]);
+  const [faulty, clean] = await both([run('copies.mjs', ['faulty']), run('copies.mjs', ['clean'])]);
   const copies = ofKind(faulty, 'copies');
   assert.equal(copies.length, 1, JSON.stringify(faulty.reports, null, 2));
   assert.equal(copies[0].code, 'WARN_AMBIENT_TWO_COPIES');
@@ -206,7 +212,7 @@ test('two copies: a second @ambient/core of another major is reported with both 
 });
 
 test('AMBIENT_DIAGNOSTICS=1 with --import @ambient/diagnostics switches them on with no call in the app; unset, nothing', async () => {
-  const [on, off] = await Promise.all([
+  const [on, off] = await both([
     run('environment.mjs', [], {
       env: { AMBIENT_DIAGNOSTICS: '1' },
       nodeArgs: ['--import', '@ambient/diagnostics'],
