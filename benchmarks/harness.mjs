@@ -91,13 +91,15 @@ export function measureInFreshProcesses(file, args, count) {
 
 /**
  * A maker of real request/response pairs on one unconnected socket, as Node's server makes them, for measuring
- * what an adapter does per request in-process: `[req, res]` each call.
+ * what an adapter does per request in-process: `[req, res]` each call. `request` holds what a server's parser
+ * would also have set on each request (method, url, HTTP version), for code that routes it.
  */
-export function requestExchanges() {
+export function requestExchanges(request) {
   const socket = new Socket();
   return () => {
     const req = new http.IncomingMessage(socket);
     req.headers = { host: '127.0.0.1' };
+    if (request !== undefined) Object.assign(req, request);
     return [req, new http.ServerResponse(req)];
   };
 }

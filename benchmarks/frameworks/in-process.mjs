@@ -20,9 +20,8 @@
 //   node benchmarks/frameworks/in-process.mjs            every framework of BENCH_FRAMEWORKS
 import { AsyncResource } from 'node:async_hooks';
 import http from 'node:http';
-import { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { measureInFreshProcesses, median, quantile, verdict } from '../harness.mjs';
+import { measureInFreshProcesses, median, quantile, requestExchanges, verdict } from '../harness.mjs';
 import { startServer } from '../load.mjs';
 import { frameworkServer } from './apps.mjs';
 import { selectedFrameworks } from './variants.mjs';
@@ -60,22 +59,19 @@ function endInMemory() {
   };
 }
 
-/** A GET /users/42 as Node's HTTP/1.1 parser hands it to a server, on `socket`. */
-function newExchange(socket) {
-  const req = new http.IncomingMessage(socket);
-  req.httpVersionMajor = 1;
-  req.httpVersionMinor = 1;
-  req.httpVersion = '1.1';
-  req.method = 'GET';
-  req.url = '/users/42';
-  req.headers = { host: '127.0.0.1' };
-  req.rawHeaders = ['Host', '127.0.0.1'];
-  return [req, new http.ServerResponse(req)];
-}
+/** What Node's HTTP/1.1 parser sets on a GET /users/42 before it hands the request to a server. */
+const getUser = {
+  httpVersionMajor: 1,
+  httpVersionMinor: 1,
+  httpVersion: '1.1',
+  method: 'GET',
+  url: '/users/42',
+  rawHeaders: ['Host', '127.0.0.1'],
+};
 
 /** Drives `count` requests through `listener`, `inFlight` at a time; resolves when every one has ended. */
 function drive(listener, count) {
-  const socket = new Socket();
+  const newExchange = requestExchanges(getUser);
   let started = 0;
   let ended = 0;
   return new Promise((resolve) => {
@@ -86,7 +82,7 @@ function drive(listener, count) {
     };
     const startOne = () => {
       started++;
-      const [req, res] = newExchange(socket);
+      const [req, res] = newExchange();
       res[kEnded] = onEnded;
       listener(req, res);
     };
