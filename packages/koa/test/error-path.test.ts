@@ -38,10 +38,17 @@ describe.each([
   it('several requests of one app each see their own context on the error path', async () => {
     const app = new KoaClass();
     const seenByErrorListener: unknown[] = [];
-    app.on('error', (error) => seenByErrorListener.push([error.message, requestContext.get('requestId')]));
+    // /slow waits on a gate that /fast's error opens, not on a longer timer: the order of the two errors must not
+    // depend on how loaded the machine is, and /slow is still in flight while /fast fails.
+    let openGate!: () => void;
+    const fastHasFailed = new Promise<void>((resolve) => (openGate = resolve));
+    app.on('error', (error) => {
+      seenByErrorListener.push([error.message, requestContext.get('requestId')]);
+      if (error.message === '/fast') openGate();
+    });
     app.use(koaContext());
     app.use(async (ctx: { path: string }) => {
-      await new Promise((resolve) => setTimeout(resolve, ctx.path === '/slow' ? 20 : 1));
+      await (ctx.path === '/slow' ? fastHasFailed : new Promise((resolve) => setTimeout(resolve, 1)));
       throw new Error(ctx.path);
     });
     const server = await serveOnLoopback(http.createServer(app.callback()));
