@@ -3,6 +3,9 @@
 // Every variant is set up as its README says. The id work differs the way it does in production: Ambient
 // validates x-request-id or makes a UUIDv7 and echoes it; cls-rtracer makes a UUIDv1; the hand-written and
 // express-http-context variants make a randomUUID(); @fastify/request-context stores fastify's request.id.
+// `als-echo` is the hand-written middleware that also echoes its id in `x-request-id`, through the same call
+// Ambient's echo makes (res.setHeader; fastify's reply.header): it tells Ambient's own bytes from the echo's,
+// which Node's header writing costs any library that echoes (issue #18).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -29,6 +32,14 @@ async function expressApp(variant) {
   } else if (variant === 'als') {
     const als = new AsyncLocalStorage();
     app.use((req, res, next) => als.run({ requestId: randomUUID() }, next));
+    readId = () => als.getStore().requestId;
+  } else if (variant === 'als-echo') {
+    const als = new AsyncLocalStorage();
+    app.use((req, res, next) => {
+      const requestId = randomUUID();
+      res.setHeader('x-request-id', requestId);
+      als.run({ requestId }, next);
+    });
     readId = () => als.getStore().requestId;
   } else if (variant === 'cls-rtracer') {
     const rTracer = require('cls-rtracer');
@@ -65,6 +76,14 @@ async function koaApp(variant) {
     const als = new AsyncLocalStorage();
     app.use((ctx, next) => als.run({ requestId: randomUUID() }, next));
     readId = () => als.getStore().requestId;
+  } else if (variant === 'als-echo') {
+    const als = new AsyncLocalStorage();
+    app.use((ctx, next) => {
+      const requestId = randomUUID();
+      ctx.res.setHeader('x-request-id', requestId);
+      return als.run({ requestId }, next);
+    });
+    readId = () => als.getStore().requestId;
   } else if (variant !== 'bare') throw new Error(`unknown koa variant ${variant}`);
   router.get('/users/:id', async (ctx) => {
     const user = await findUser(ctx.params.id);
@@ -92,6 +111,14 @@ async function fastifyApp(variant) {
     // The hand-written floor (issue #18): AsyncLocalStorage#run around the rest of the request, from onRequest.
     const als = new AsyncLocalStorage();
     app.addHook('onRequest', (_request, _reply, done) => als.run({ requestId: randomUUID() }, done));
+    readId = () => als.getStore().requestId;
+  } else if (variant === 'als-echo') {
+    const als = new AsyncLocalStorage();
+    app.addHook('onRequest', (_request, reply, done) => {
+      const requestId = randomUUID();
+      reply.header('x-request-id', requestId);
+      als.run({ requestId }, done);
+    });
     readId = () => als.getStore().requestId;
   } else if (variant === 'request-context') {
     const { fastifyRequestContext, requestContext } = await import('@fastify/request-context');
