@@ -38,8 +38,10 @@ describe.each([
   it('several requests of one app each see their own context on the error path', async () => {
     const app = new KoaClass();
     const seenByErrorListener: unknown[] = [];
-    // /slow waits on a gate that /fast's error opens, not on a longer timer: the order of the two errors must not
-    // depend on how loaded the machine is, and /slow is still in flight while /fast fails.
+    // Gates, not timers, so that the order cannot depend on how loaded the machine is: /fast fails only once
+    // /slow is in its handler, and /slow fails only once /fast has, so /slow is in flight while /fast fails.
+    let slowEntered!: () => void;
+    const slowIsIn = new Promise<void>((resolve) => (slowEntered = resolve));
     let openGate!: () => void;
     const fastHasFailed = new Promise<void>((resolve) => (openGate = resolve));
     app.on('error', (error) => {
@@ -48,7 +50,12 @@ describe.each([
     });
     app.use(koaContext());
     app.use(async (ctx: { path: string }) => {
-      await (ctx.path === '/slow' ? fastHasFailed : new Promise((resolve) => setTimeout(resolve, 1)));
+      if (ctx.path === '/slow') {
+        slowEntered();
+        await fastHasFailed;
+      } else {
+        await slowIsIn;
+      }
       throw new Error(ctx.path);
     });
     const server = await serveOnLoopback(http.createServer(app.callback()));
