@@ -46,7 +46,12 @@ const results = await Promise.all(
     return { ...request, status: response.status, echoed: response.headers.get('x-request-id') };
   }),
 );
-await new Promise((resolve) => setTimeout(resolve, 20)); // the last 'response sent' lines
+// 'response sent' is logged on the server's 'finish', which can come after the client has the whole answer: wait
+// for every request's (ten seconds at most), not a fixed pause that a loaded machine can outlast.
+const deadline = Date.now() + 10_000;
+while (lines.filter((line) => line.msg === 'response sent').length < burst.length && Date.now() < deadline) {
+  await new Promise((resolve) => setTimeout(resolve, 5));
+}
 server.close();
 
 console.log(

@@ -118,6 +118,8 @@ for (const [framework, start] of Object.entries(frameworks)) {
           const failed = lines.find((line) => line.msg === 'request failed');
           assert.equal(failed.requestId, 'check-500-13');
           assert.equal(failed.err.type, 'CorruptRecordError');
+          // Every one of the five has written its last line before the next test empties `lines` and counts.
+          await logged(() => lines.filter((line) => line.msg === 'response sent').length >= 5);
         });
 
         test('50 concurrent requests: every line carries its own request id, from middleware, handler and store', async () => {

@@ -9,7 +9,7 @@ import pino from 'pino';
 import { expressContext } from '@ambient/express-context';
 import { correlationMixin, requestLogger } from '@ambient/pino-context';
 import { inParallel, send } from '@ambient/conformance';
-import { logSink } from './log-lines.js';
+import { logSink, until } from './log-lines.js';
 
 const requests = 1000;
 const depths = ['handler', 'after-await', 'timer', 'nested-async', 'emitter', 'request-logger', 'finish'];
@@ -59,7 +59,7 @@ it('gives every line of 1,000 concurrent requests its own request id', async () 
       send(port, { path: `/${i}`, headers: { 'x-request-id': `request-${i}` }, agent }),
     );
     expect(responses.every((response) => response.status === 200)).toBe(true);
-    await sleep(20); // the last 'finish' listeners
+    await until(() => lines.length >= requests * depths.length); // the last 'finish' listeners
 
     expect(lines).toHaveLength(requests * depths.length);
     const wrong = lines.filter((line) => line.requestId !== `request-${String(line.id)}`);

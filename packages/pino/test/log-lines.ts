@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface LogLine {
   readonly [field: string]: unknown;
@@ -24,4 +25,14 @@ export function logSink(): { stream: Writable; lines: LogLine[]; raw: string[] }
     },
   });
   return { stream, lines, raw };
+}
+
+/**
+ * Waits until `condition()` holds, or ten seconds have passed; the assertions after it say what is missing. For
+ * lines written from a response's `finish` listener, which may run after the client has the answer: a fixed
+ * pause is too short on a loaded machine.
+ */
+export async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition() && Date.now() < deadline) await sleep(5);
 }

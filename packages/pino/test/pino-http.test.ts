@@ -8,7 +8,7 @@ import { pinoHttp, type Options } from 'pino-http';
 import { expressContext } from '@ambient/express-context';
 import { correlationMixin, genReqId, requestContext } from '@ambient/pino-context';
 import { send } from '@ambient/conformance';
-import { logSink, type LogLine } from './log-lines.js';
+import { logSink, until, type LogLine } from './log-lines.js';
 
 async function serve(app: express.Express): Promise<{ port: number; close: () => void }> {
   const server = http.createServer(app);
@@ -43,7 +43,7 @@ async function twoRequests(app: express.Express, lines: LogLine[]) {
     expect(given.json).toEqual({ id: 'client-chosen', context: 'client-chosen' });
     expect(generated.json).toEqual({ id: generatedId, context: generatedId });
     // pino-http writes its line from the response's finish listener, after the client has the answer.
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await until(() => lines.filter((line) => line.msg === 'request completed').length >= 2);
     return [
       { id: 'client-chosen', lines: lines.filter((line) => line.requestId === 'client-chosen') },
       { id: generatedId, lines: lines.filter((line) => line.requestId === generatedId) },
