@@ -16,15 +16,25 @@ const server = createApp({ logger }).listen(0, '127.0.0.1');
 await once(server, 'listening');
 const base = `http://127.0.0.1:${server.address().port}`;
 const send = (path, init) => fetch(`${base}${path}`, { ...init, keepalive: false }).then((response) => response.text());
+/** Resolves once the app has handled the arrival of a request for `path` (its routes run synchronously). */
+const arrived = (path) =>
+  new Promise((resolve) => {
+    const onRequest = (req) => {
+      if (req.url !== path) return;
+      server.off('request', onRequest);
+      resolve();
+    };
+    server.on('request', onRequest);
+  });
 
 await Promise.all([send('/prices/tea'), send('/prices/coffee')]);
+// The stock requests must reach the app in this order (a flush before coffee would leave coffee waiting for ever):
+// each is sent once the app has taken in the one before, not after a pause a loaded machine can outlast.
+const teaArrived = arrived('/stock/tea');
 const first = send('/stock/tea');
-await new Promise((resolve) => setTimeout(resolve, 20));
-await Promise.all([
-  first,
-  send('/stock/coffee'),
-  new Promise((resolve) => setTimeout(resolve, 20)).then(() => send('/stock/flush', { method: 'POST' })),
-]);
+await teaArrived;
+const coffeeArrived = arrived('/stock/coffee');
+await Promise.all([first, send('/stock/coffee'), coffeeArrived.then(() => send('/stock/flush', { method: 'POST' }))]);
 await send('/reports/daily-sales/subscribe', { method: 'POST' });
 server.close();
 server.closeAllConnections();
