@@ -43,6 +43,9 @@ module.exports = {
     moduleNameMapper,
   })),
   maxWorkers: 2,
+  // Tests here talk to real servers and force collections: jest's 5-second default is a speed test on a loaded
+  // 2-core machine. A test that needs longer (the conformance soak) still sets its own.
+  testTimeout: 30_000,
   // V8's own coverage: it needs no instrumenting transform, so swc stays the only one.
   coverageProvider: 'v8',
   collectCoverageFrom: ['packages/*/src/**/*.ts'],

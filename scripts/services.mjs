@@ -5,7 +5,7 @@ import net from 'node:net';
 /** Where each service listens on 127.0.0.1. */
 export const services = { redis: 6379, postgres: 5432, mariadb: 3306, rabbitmq: 5672 };
 
-/** Does 127.0.0.1:`port` accept a connection (within two seconds)? */
+/** Does 127.0.0.1:`port` accept a connection (within five seconds)? */
 export function reachable(port) {
   return new Promise((resolve) => {
     const socket = net.connect({ host: '127.0.0.1', port });
@@ -13,7 +13,7 @@ export function reachable(port) {
       socket.destroy();
       resolve(ok);
     };
-    socket.setTimeout(2000, () => done(false));
+    socket.setTimeout(5000, () => done(false));
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
   });

@@ -29,7 +29,9 @@ const runTimeoutMs = 20_000;
 // A block with servers=own runs a whole test suite (the conformance README's quick profile): minutes on a loaded
 // 2-core machine, never a timing the test depends on.
 const ownServersTimeoutMs = 300_000;
-const outputWaitMs = 3_000;
+// How long a server example may take to print what its "// Prints:" comments show after it answered: the wait ends
+// as soon as they are there, so only a failing example waits this long.
+const outputWaitMs = 20_000;
 
 // --- Extract ---------------------------------------------------------------------------------------------------
 

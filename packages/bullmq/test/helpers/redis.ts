@@ -10,7 +10,9 @@ const servicesModule = fileURLToPath(new URL('../../../../scripts/services.mjs',
  */
 export function describeWithRedis(name: string, body: () => void): void {
   const probe = `import(${JSON.stringify(servicesModule)}).then(({ reachable, services }) => reachable(services.redis)).then((ok) => process.exit(ok ? 0 : 1))`;
-  const reachable = spawnSync(process.execPath, ['-e', probe], { timeout: 5000 }).status === 0;
+  // Generous: the probe answers at once when the port refuses or accepts; only a starved machine nears this, and
+  // a timeout must not pass for an absent service.
+  const reachable = spawnSync(process.execPath, ['-e', probe], { timeout: 30_000 }).status === 0;
   if (!reachable) {
     if (process.env['CI'] === 'true')
       throw new Error('Redis is not reachable on 127.0.0.1:6379, and CI=true requires it');

@@ -13,7 +13,9 @@ function reachable(service: Service): boolean {
   let known = reachability.get(service);
   if (known === undefined) {
     const probe = `import(${JSON.stringify(servicesModule)}).then(({ reachable, services }) => reachable(services[${JSON.stringify(service)}])).then((ok) => process.exit(ok ? 0 : 1))`;
-    known = spawnSync(process.execPath, ['-e', probe], { timeout: 5000 }).status === 0;
+    // Generous: the probe answers at once when the port refuses or accepts; only a starved machine nears this, and
+    // a timeout must not pass for an absent service.
+    known = spawnSync(process.execPath, ['-e', probe], { timeout: 30_000 }).status === 0;
     reachability.set(service, known);
   }
   return known;
