@@ -1,7 +1,8 @@
 // Shared by the benchmarks: alternate the variants round by round, take medians, print ratios.
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import http from 'node:http';
 import { Socket } from 'node:net';
+import { promisify } from 'node:util';
 
 const verdicts = [];
 
@@ -102,4 +103,58 @@ export function requestExchanges(request) {
     if (request !== undefined) Object.assign(req, request);
     return [req, new http.ServerResponse(req)];
   };
+}
+
+/** Is valgrind installed? The instruction-count benchmarks skip without it. */
+export function hasValgrind() {
+  return spawnSync('valgrind', ['--version']).status === 0;
+}
+
+/**
+ * The machine instructions valgrind's callgrind counted for one process, `node ...args` on this Node, in all its
+ * threads; undefined if valgrind failed. The count repeats whatever else the machine is doing, where time does
+ * not; the JIT still moves it a little from one process to the next, so callers compare several.
+ */
+export async function instructionsOf(args) {
+  const { stderr } = await promisify(execFile)(
+    'valgrind',
+    ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, ...args],
+    { maxBuffer: 1 << 24 },
+  );
+  const match = /Collected : (\d+)/.exec(stderr);
+  return match === null ? undefined : Number(match[1]);
+}
+
+/**
+ * Instructions per unit of work for each of `cases`: each case runs in processes of its own at the two sizes of
+ * `counts` (units after the same warm-up), and the difference of the two totals over the difference of the sizes
+ * is one unit's count, without the process's start-up and warm-up; `repeats` such pairs of processes per case,
+ * two processes at a time (a count does not depend on what else runs). `argsOf(name, count)` gives a process's
+ * `node` arguments (or a promise of them). Returns, for each case, its per-unit figures, one per pair that valgrind completed.
+ */
+export async function instructionsPerUnit(cases, { counts, repeats, argsOf }) {
+  const runs = [];
+  for (let repeat = 0; repeat < repeats; repeat++) {
+    for (const name of cases) for (const count of counts) runs.push({ name, count, repeat });
+  }
+  const totals = new Map();
+  const next = async () => {
+    for (let run = runs.shift(); run !== undefined; run = runs.shift()) {
+      totals.set(`${run.name} ${run.count} ${run.repeat}`, await instructionsOf(await argsOf(run.name, run.count)));
+    }
+  };
+  await Promise.all([next(), next()]);
+  const perUnit = (name) =>
+    Array.from(
+      { length: repeats },
+      (_, repeat) =>
+        (totals.get(`${name} ${counts[1]} ${repeat}`) - totals.get(`${name} ${counts[0]} ${repeat}`)) /
+        (counts[1] - counts[0]),
+    ).filter(Number.isFinite);
+  return Object.fromEntries(cases.map((name) => [name, perUnit(name)]));
+}
+
+/** `min-max` of a list of numbers, rounded. */
+export function range(values) {
+  return `${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)}`;
 }

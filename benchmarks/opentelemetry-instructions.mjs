@@ -14,18 +14,17 @@
 //   function  a function bound inside a request, called from outside.
 //
 //   node benchmarks/opentelemetry-instructions.mjs         (skips without valgrind)
-import { execFile, spawnSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { median, verdict } from './harness.mjs';
+import { hasValgrind, instructionsPerUnit, median, range, verdict } from './harness.mjs';
 
 const counts = [100_000, 300_000];
 const warmUp = 50_000;
 const repeats = 3;
-const cases = ['emitter', 'function'];
+const whichCases = ['emitter', 'function'];
 const managers = ['peer', 'ambient'];
+const file = fileURLToPath(import.meta.url);
 
 async function scenario(manager, which, count) {
   const require = createRequire(import.meta.url);
@@ -51,52 +50,23 @@ async function scenario(manager, which, count) {
   if (sink === -1) console.error(sink);
 }
 
-/** The instructions callgrind counted for one process, or undefined if valgrind failed. */
-async function instructions(args) {
-  const run = promisify(execFile);
-  const file = fileURLToPath(import.meta.url);
-  const { stderr } = await run(
-    'valgrind',
-    ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, file, 'scenario', ...args],
-    { maxBuffer: 1 << 24 },
-  );
-  const match = /Collected : (\d+)/.exec(stderr);
-  return match === null ? undefined : Number(match[1]);
-}
-
 export async function runOpenTelemetryInstructions() {
-  if (spawnSync('valgrind', ['--version']).status !== 0) {
+  if (!hasValgrind()) {
     console.log('\nopentelemetry-instructions: skipped, valgrind is not installed');
     return true;
   }
-  const jobs = [];
-  for (let repeat = 0; repeat < repeats; repeat++) {
-    for (const which of cases) {
-      for (const manager of managers) for (const count of counts) jobs.push([manager, which, count, repeat]);
-    }
-  }
-  const totals = new Map();
-  // Two at a time: instruction counts do not depend on what else runs.
-  const next = async () => {
-    for (let job = jobs.shift(); job !== undefined; job = jobs.shift()) {
-      totals.set(job.join(' '), await instructions(job.slice(0, 3).map(String)));
-    }
-  };
-  await Promise.all([next(), next()]);
-  const perCall = (manager, which) =>
-    Array.from(
-      { length: repeats },
-      (_, repeat) =>
-        (totals.get(`${manager} ${which} ${counts[1]} ${repeat}`) -
-          totals.get(`${manager} ${which} ${counts[0]} ${repeat}`)) /
-        (counts[1] - counts[0]),
-    ).filter(Number.isFinite);
-  const range = (values) => `${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)}`;
+  const cases = whichCases.flatMap((which) => managers.map((manager) => `${manager} ${which}`));
+  const perUnit = await instructionsPerUnit(cases, {
+    counts,
+    repeats,
+    argsOf: (name, count) => [file, 'scenario', ...name.split(' '), String(count)],
+  });
+  const perCall = (manager, which) => perUnit[`${manager} ${which}`];
   console.log(
     `\nbound calls in instructions (callgrind), AsyncLocalStorageContextManager vs AmbientContextManager, Node ` +
       `${process.version}: per call, median (range) of ${repeats} pairs of processes`,
   );
-  for (const which of cases) {
+  for (const which of whichCases) {
     const peer = perCall('peer', which);
     const ambient = perCall('ambient', which);
     console.log(
