@@ -5,7 +5,7 @@
 // Variants, each a (producer, worker) pair:
 //   none                     jobs added with bullmqTelemetry() (so every variant's jobs are the same bytes),
 //                            a Worker with no telemetry: nothing reads the metadata.
-//   no-op Telemetry          (a) only: a Telemetry that does nothing, so what remains is BullMQ's own trace()
+//   no-op Telemetry          (a) and bullmq-instructions.mjs only: a Telemetry that does nothing, so what remains is BullMQ's own trace()
 //                            around every operation, the floor for any integration through its telemetry option.
 //   hand-written ALS         the same jobs; the processor wrapped in AsyncLocalStorage#run with a fresh id and
 //                            the producer's id parsed from the metadata: the floor for any ALS-based library.
@@ -46,8 +46,8 @@ const inProcessRounds = 15;
 const inProcessJobs = 20_000;
 const queueName = 'bench';
 
-/** Everything the variants share: the OpenTelemetry SDK, registered once for the whole run, and the variants. */
-function setUp() {
+/** Everything the variants share: the OpenTelemetry SDK, registered once for the whole run, and the variants (also bullmq-instructions.mjs). */
+export function setUp() {
   const { AsyncLocalStorage } = require('node:async_hooks');
   const { BullMQOtel } = require('bullmq-otel');
   const api = require('@opentelemetry/api');
@@ -121,7 +121,7 @@ function noopTelemetry() {
 }
 
 /** The metadata a job added inside a traced request carries, as the producer wrote it. */
-function metadataOf(producer) {
+export function metadataOf(producer) {
   const { Queue } = require('bullmq');
   const { requestContext } = require('@ambient/core');
   const api = require('@opentelemetry/api');
@@ -146,7 +146,7 @@ function metadataOf(producer) {
  * consumer span around the processor and a `complete` span (worker.js processJob, handleCompleted; job.js
  * moveToCompleted, setSpanJobAttributes), with their attributes and event.
  */
-function jobRunner(telemetry, processor) {
+export function jobRunner(telemetry, processor) {
   const { trace } = require('bullmq/dist/cjs/utils');
   const { SpanKind, TelemetryAttributes: attribute } = require('bullmq');
   return (job) =>

@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark on the running node (scripts/node-matrix.mjs runs this on Node 22, 24 and 26).
 import { runAsyncHop } from './core-async-hop.mjs';
+import { runBullmqInstructions } from './bullmq-instructions.mjs';
 import { runBullmqJobs } from './bullmq-jobs.mjs';
 import { runCoreMicro } from './core-micro.mjs';
 import { runDiagnostics } from './diagnostics.mjs';
@@ -25,7 +26,10 @@ if (only === undefined || only === 'opentelemetry') {
   runOpenTelemetryBind();
   withinBudget = (await runOpenTelemetryInstructions()) && withinBudget;
 }
-if (only === undefined || only === 'bullmq') withinBudget = (await runBullmqJobs()) && withinBudget;
+if (only === undefined || only === 'bullmq') {
+  withinBudget = (await runBullmqJobs()) && withinBudget;
+  withinBudget = (await runBullmqInstructions()) && withinBudget;
+}
 if (only === undefined || only === 'drivers') withinBudget = (await runDrivers()) && withinBudget;
 if (only === undefined || only === 'diagnostics') withinBudget = (await runDiagnostics()) && withinBudget;
 if (only === undefined || only === 'http') withinBudget = (await runHttpSeed()) && withinBudget;
