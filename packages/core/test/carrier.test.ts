@@ -108,6 +108,50 @@ describe('readCarrier(carrier)', () => {
     });
   });
 
+  it('drops only the field whose getter or proxy trap throws, and never reads an inherited one', () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const throwing = {
+      enumerable: true,
+      get: (): never => {
+        throw new Error('getter');
+      },
+    };
+    const mixed = Object.defineProperty({ 'x-request-id': 'kept', traceparent }, 'x-correlation-id', throwing);
+    Object.defineProperty(mixed, 'tracestate', throwing);
+    expect(readCarrier(mixed)).toEqual({
+      causationId: 'kept',
+      traceParent: { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentId: '00f067aa0ba902b7', traceFlags: '01' },
+    });
+    let inheritedReads = 0;
+    const prototype = Object.defineProperty({}, 'x-correlation-id', {
+      get: () => {
+        inheritedReads++;
+        throw new Error('inherited getter');
+      },
+    });
+    expect(readCarrier(Object.assign(Object.create(prototype), { 'x-request-id': 'own' }))).toEqual({
+      causationId: 'own',
+    });
+    expect(inheritedReads).toBe(0);
+    const trapThrows = new Proxy(
+      { 'x-request-id': 'behind-a-proxy' },
+      {
+        getOwnPropertyDescriptor: () => {
+          throw new Error('trap');
+        },
+      },
+    );
+    expect(readCarrier(trapThrows)).toEqual({});
+    class HostileBytes extends Uint8Array {
+      override get buffer(): ArrayBuffer {
+        throw new Error('buffer');
+      }
+    }
+    expect(readCarrier({ 'x-request-id': new HostileBytes(4), 'x-correlation-id': 'still-read' })).toEqual({
+      correlationId: 'still-read',
+    });
+  });
+
   it('takes a validator of its own, and a throwing validator rejects the id', () => {
     expect(readCarrier({ 'x-request-id': 'has space' }, (id) => id.length < 20)).toEqual({ causationId: 'has space' });
     expect(
