@@ -2,7 +2,8 @@
 // than in time. Budgets (issue #15): bullmqTelemetry() ids only at least 0.97x the jobs/s of no telemetry; with
 // OpenTelemetry at least the jobs/s of bullmq-otel. bullmq-jobs.mjs times the same work, but on this VM a
 // worker's jobs/s move by up to 2x between rounds and its in-process nanoseconds by 20% between runs; instruction
-// counts repeat, whatever else the machine is doing.
+// counts do not depend on what else the machine is doing (part (b) still spreads by a few percent: Redis's
+// replies are not batched the same way each run).
 //
 // Method. The variants are bullmq-jobs.mjs's (setUp()), the OpenTelemetry SDK registered in every process alike.
 // Each variant runs in processes of its own under callgrind at two sizes after the same warm-up; the difference
@@ -58,10 +59,10 @@ const variantNames = allVariants.filter((name) => chosen === undefined || name =
 const connection = { host: '127.0.0.1', port: 6379, maxRetriesPerRequest: null };
 /**
  * Part (a) runs with V8's --predictable: its compilers and collector on the main thread, at points that do not
- * depend on timing. The same process then counts the same instructions to within tens (a carrier read: 9,618
- * twice), where without it the JIT moved an in-process pair by up to 30%. It is not how V8 runs in production:
- * on the real worker it raised every variant's count (none by 2%, the OpenTelemetry variants by a third), so
- * part (b), whose pairs repeat within 1% without it, runs V8 as deployed.
+ * depend on timing. The same process then counts the same instructions to within tens (a carrier read: the same
+ * count twice), where without it the JIT moved an in-process pair by up to 30%. It is not how V8 runs in
+ * production: on the real worker it raised every variant's count (none by 2%, the OpenTelemetry variants by 16
+ * and 22%), so part (b), whose pairs spread by 0.5 to 3.3% without it, runs V8 as deployed.
  */
 const predictable = ['--predictable'];
 /** Longer than any run under valgrind: no lock renewal or stalled-job check fires while the jobs run. */
@@ -110,6 +111,8 @@ async function work(variant, queueName, count) {
   await done;
   await worker.close();
   await shutdown();
+  // Ends at once, whatever ioredis or the SDK still holds open: what the process counts after its last job is the
+  // same at both sizes only if nothing else runs.
   process.exit(0);
 }
 
@@ -184,16 +187,21 @@ export async function runBullmqInstructions() {
     return true;
   }
   const queues = [];
-  const perJob = await instructionsPerUnit(variantNames, {
-    counts,
-    repeats,
-    argsOf: async (variant, count) => {
-      const queueName = await fillQueue(variant, warmUpJobs + count);
-      queues.push(queueName);
-      return [file, 'work', variant, queueName, String(warmUpJobs + count)];
-    },
-  });
-  for (const queueName of queues) await dropQueue(queueName);
+  let perJob;
+  try {
+    perJob = await instructionsPerUnit(variantNames, {
+      counts,
+      repeats,
+      argsOf: async (variant, count) => {
+        const queueName = await fillQueue(variant, warmUpJobs + count);
+        queues.push(queueName);
+        return [file, 'work', variant, queueName, String(warmUpJobs + count)];
+      },
+    });
+  } finally {
+    // Every queue this run filled, also when a process failed: none is left in Redis.
+    for (const queueName of queues) await dropQueue(queueName);
+  }
   printPerJob(
     `\n(b) A BullMQ worker in instructions (callgrind), Node ${process.version}: per job on the real Redis, ` +
       `concurrency ${concurrency}, ${counts[1] - counts[0]} jobs between the two sizes; median (range) of ` +

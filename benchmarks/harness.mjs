@@ -112,14 +112,15 @@ export function hasValgrind() {
 
 /**
  * The machine instructions valgrind's callgrind counted for one process, `node ...args` on this Node, in all its
- * threads; undefined if valgrind failed. The count repeats whatever else the machine is doing, where time does
- * not; the JIT still moves it a little from one process to the next, so callers compare several.
+ * threads; undefined if valgrind printed no count. Rejects if the process fails or runs past `timeoutMs`. The
+ * count does not depend on what else the machine is doing, where time does; the JIT (and I/O batching, for a
+ * process that talks to a server) still moves it from one process to the next, so callers compare several.
  */
-export async function instructionsOf(args) {
+export async function instructionsOf(args, timeoutMs = 20 * 60_000) {
   const { stderr } = await promisify(execFile)(
     'valgrind',
     ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, ...args],
-    { maxBuffer: 1 << 24 },
+    { maxBuffer: 1 << 24, timeout: timeoutMs },
   );
   const match = /Collected : (\d+)/.exec(stderr);
   return match === null ? undefined : Number(match[1]);
@@ -140,7 +141,12 @@ export async function instructionsPerUnit(cases, { counts, repeats, argsOf }) {
   const totals = new Map();
   const next = async () => {
     for (let run = runs.shift(); run !== undefined; run = runs.shift()) {
-      totals.set(`${run.name} ${run.count} ${run.repeat}`, await instructionsOf(await argsOf(run.name, run.count)));
+      try {
+        totals.set(`${run.name} ${run.count} ${run.repeat}`, await instructionsOf(await argsOf(run.name, run.count)));
+      } catch (error) {
+        runs.length = 0; // the other loop starts nothing more: one failed process fails the benchmark
+        throw error;
+      }
     }
   };
   await Promise.all([next(), next()]);
