@@ -120,6 +120,7 @@ for (const [framework, start] of Object.entries(frameworks)) {
           assert.equal(failed.err.type, 'CorruptRecordError');
           // Every one of the five has written its last line before the next test empties `lines` and counts.
           await logged(() => lines.filter((line) => line.msg === 'response sent').length >= 5);
+          assert.equal(lines.filter((line) => line.msg === 'response sent').length, 5, 'one line for each response');
         });
 
         test('50 concurrent requests: every line carries its own request id, from middleware, handler and store', async () => {
