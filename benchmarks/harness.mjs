@@ -131,7 +131,8 @@ export async function instructionsOf(args, timeoutMs = 20 * 60_000) {
  * `counts` (units after the same warm-up), and the difference of the two totals over the difference of the sizes
  * is one unit's count, without the process's start-up and warm-up; `repeats` such pairs of processes per case,
  * two processes at a time (a count does not depend on what else runs). `argsOf(name, count)` gives a process's
- * `node` arguments (or a promise of them). Returns, for each case, its per-unit figures, one per pair that valgrind completed.
+ * `node` arguments (or a promise of them). Returns, for each case, its per-unit figures, one per pair that
+ * valgrind completed; rejects, starting nothing more, when a process fails.
  */
 export async function instructionsPerUnit(cases, { counts, repeats, argsOf }) {
   const runs = [];
