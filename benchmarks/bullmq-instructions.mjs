@@ -33,7 +33,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { reachable } from '../scripts/services.mjs';
-import { jobRunner, metadataOf, setUp } from './bullmq-jobs.mjs';
+import { jobsInProcess, setUp } from './bullmq-jobs.mjs';
 import { hasValgrind, instructionsPerUnit, median, range, verdict } from './harness.mjs';
 
 const require = createRequire(fileURLToPath(new URL('../packages/bullmq/package.json', import.meta.url)));
@@ -123,23 +123,8 @@ async function work(variant, queueName, count) {
  */
 async function inProcess(variant, count) {
   const { variants, shutdown } = setUp();
-  const { producer, worker, wrap } = variants[variant];
-  const metadata = await metadataOf(producer);
-  const runOne = jobRunner(
-    worker,
-    wrap(async () => undefined),
-  );
-  let n = 0;
-  for (let i = 0; i < inProcessWarmUp + count; i++) {
-    await runOne({
-      id: String(++n),
-      name: 'send',
-      data: {},
-      attemptsMade: 0,
-      queueName: 'bench',
-      opts: { telemetry: { metadata } },
-    });
-  }
+  const runNextJob = await jobsInProcess(variants[variant]);
+  for (let i = 0; i < inProcessWarmUp + count; i++) await runNextJob();
   await shutdown();
 }
 

@@ -121,7 +121,7 @@ function noopTelemetry() {
 }
 
 /** The metadata a job added inside a traced request carries, as the producer wrote it. */
-export function metadataOf(producer) {
+function metadataOf(producer) {
   const { Queue } = require('bullmq');
   const { requestContext } = require('@ambient/core');
   const api = require('@opentelemetry/api');
@@ -146,7 +146,7 @@ export function metadataOf(producer) {
  * consumer span around the processor and a `complete` span (worker.js processJob, handleCompleted; job.js
  * moveToCompleted, setSpanJobAttributes), with their attributes and event.
  */
-export function jobRunner(telemetry, processor) {
+function jobRunner(telemetry, processor) {
   const { trace } = require('bullmq/dist/cjs/utils');
   const { SpanKind, TelemetryAttributes: attribute } = require('bullmq');
   return (job) =>
@@ -179,18 +179,19 @@ export function jobRunner(telemetry, processor) {
     );
 }
 
-/** (a): ns per job of each variant, in-process; returns the medians and the paired differences from `none`. */
-async function inProcess(variants) {
-  const runs = {};
-  const controls = { ...variants, 'none (A/A)': variants.none };
-  for (const [name, { producer, worker, wrap }] of Object.entries(controls)) {
-    const metadata = await metadataOf(producer);
-    const runOne = jobRunner(
-      worker,
-      wrap(async () => undefined),
-    );
-    let n = 0;
-    const job = () => ({
+/**
+ * A variant's jobs in process, one a call: each a new job (the next id) carrying the metadata the variant's
+ * producer writes, run through jobRunner with an empty processor. Shared with bullmq-instructions.mjs (a).
+ */
+export async function jobsInProcess({ producer, worker, wrap }) {
+  const metadata = await metadataOf(producer);
+  const runOne = jobRunner(
+    worker,
+    wrap(async () => undefined),
+  );
+  let n = 0;
+  return () =>
+    runOne({
       id: String(++n),
       name: 'send',
       data: {},
@@ -198,9 +199,17 @@ async function inProcess(variants) {
       queueName,
       opts: { telemetry: { metadata } },
     });
+}
+
+/** (a): ns per job of each variant, in-process; returns the medians and the paired differences from `none`. */
+async function inProcess(variants) {
+  const runs = {};
+  const controls = { ...variants, 'none (A/A)': variants.none };
+  for (const [name, variant] of Object.entries(controls)) {
+    const runNextJob = await jobsInProcess(variant);
     runs[name] = async (count) => {
       const start = process.hrtime.bigint();
-      for (let i = 0; i < count; i++) await runOne(job());
+      for (let i = 0; i < count; i++) await runNextJob();
       return Number(process.hrtime.bigint() - start) / count;
     };
   }
