@@ -3,9 +3,9 @@
 // and its tarball (`npm pack --dry-run`) must hold exactly what we decided to ship: the ESM and CJS builds
 // with source maps and declaration maps, the TypeScript sources they point to (so stack traces and
 // go-to-definition land on real code), README, CHANGELOG and LICENSE; never tests or build leftovers.
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
+import { inLanes, run } from './lanes.mjs';
 
 const bin = (name) => join('node_modules', '.bin', name);
 
@@ -18,21 +18,6 @@ const allowed = [
   /^dist\/(?:esm|cjs)\/(?:[\w-]+\/)*[\w-]+\.(?:js|js\.map|d\.ts|d\.ts\.map)$/,
   /^dist\/cjs\/package\.json$/,
 ];
-
-/** Runs a command; resolves to its exit status, its stdout, and everything it wrote (stdout and stderr, in order). */
-function run(command, args, options = {}) {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-    const output = [];
-    child.stdout.on('data', (chunk) => output.push([process.stdout, chunk]));
-    child.stderr.on('data', (chunk) => output.push([process.stderr, chunk]));
-    child.on('error', (error) => output.push([process.stderr, `${error.message}\n`]));
-    child.on('close', (status) => {
-      const stdout = Buffer.concat(output.filter(([stream]) => stream === process.stdout).map(([, chunk]) => chunk));
-      resolve({ status, stdout: stdout.toString('utf8'), output });
-    });
-  });
-}
 
 /** What `npm pack` would publish for `dir`, checked against the decision above; returns the problems. */
 async function checkTarball(dir, say) {
@@ -91,13 +76,14 @@ const packages = readdirSync('packages')
 // Two packages at a time: each check is a process of its own (npm pack, publint, attw) that uses one core. A
 // package's checks stay in turn, since they work in its folder (attw --pack writes its tarball there). Each
 // package's report is printed whole, in folder order.
-const concurrency = 2;
-const checks = [];
-for (const [index, { dir, manifest }] of packages.entries()) {
-  // In `concurrency` lanes: a package starts when the one `concurrency` places before it is done.
-  const before = checks[index - concurrency] ?? Promise.resolve();
-  checks.push(before.then(() => checkPackage(dir, manifest.name)));
-}
+const checks = inLanes(
+  packages.map(
+    ({ dir, manifest }) =>
+      () =>
+        checkPackage(dir, manifest.name),
+  ),
+  2,
+);
 const failures = [];
 for (const check of checks) {
   const { report, failed } = await check;

@@ -1,0 +1,49 @@
+// Runs the suite's processes a few at a time, each with its output kept whole. On a 2-core machine most checks
+// are one single-threaded process each (tsc, eslint, npm pack, attw), so two at a time halves them; their
+// output is buffered and printed in a fixed order, so a failure reads the same whatever finished first.
+import { spawn } from 'node:child_process';
+
+/** Runs a command; resolves to its exit status, its stdout, and everything it wrote (stdout and stderr, in order). */
+export function run(command, args, options = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = [];
+    child.stdout.on('data', (chunk) => output.push([process.stdout, chunk]));
+    child.stderr.on('data', (chunk) => output.push([process.stderr, chunk]));
+    child.on('error', (error) => output.push([process.stderr, `${error.message}\n`]));
+    child.on('close', (status) => {
+      const stdout = Buffer.concat(output.filter(([stream]) => stream === process.stdout).map(([, chunk]) => chunk));
+      resolve({ status, stdout: stdout.toString('utf8'), output });
+    });
+  });
+}
+
+/**
+ * Starts each of `tasks` (functions that return a promise) as soon as one of `concurrency` lanes is free, in the
+ * order given; returns their promises in that order, so the caller can report them in turn.
+ */
+export function inLanes(tasks, concurrency) {
+  const settle = tasks.map(() => ({}));
+  const results = settle.map(
+    (slot) =>
+      new Promise((resolve, reject) => {
+        slot.resolve = resolve;
+        slot.reject = reject;
+      }),
+  );
+  // A task that fails before the caller reaches it in turn is not an unhandled rejection: the caller awaits it.
+  for (const result of results) result.catch(() => {});
+  let next = 0;
+  const lane = async () => {
+    while (next < tasks.length) {
+      const index = next++;
+      try {
+        settle[index].resolve(await tasks[index]());
+      } catch (error) {
+        settle[index].reject(error);
+      }
+    }
+  };
+  for (let started = 0; started < Math.min(concurrency, tasks.length); started++) void lane();
+  return results;
+}
