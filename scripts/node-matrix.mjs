@@ -7,7 +7,7 @@
 //                                        and jest alone on 24 with async_hooks (--no-async-context-frame), so that
 //                                        each AsyncLocalStorage implementation runs on a line in support; all but
 //                                        the few tests listed in `notOnEveryLine` below; the conformance
-//                                        suites run their full sizes on 24 and their quick sizes elsewhere
+//                                        suites run their full sizes on both 24 lines, their quick sizes elsewhere
 //   node scripts/node-matrix.mjs bench   benchmarks/run.mjs on 22, 24 and 26, the lines in support (Node 20 reached
 //                                        its end of life in April 2026; it stays in the test matrix only)
 import { spawnSync } from 'node:child_process';
@@ -80,15 +80,18 @@ if (mode === 'test') {
   console.log(`node-matrix: not repeated on each line (npm test's jest run with coverage has them): ${names}`);
 }
 const failures = [];
-// The conformance suites' sizes. npm test's jest run with coverage runs the full ones on the running node
-// (Node 20, async_hooks); so does the Node 24 line, for AsyncContextFrame. The other lines run the universal
-// cases at their quick sizes (the adapters' conformance test files read AMBIENT_CONFORMANCE_SIZE): the same
-// cases, reading the same context at every step, over fewer requests. memory: 2,000 requests instead of
-// 20,000; its FinalizationRegistry counts each request's scope, so one kept scope fails it at either size.
-// correlation: 200 at concurrency 50 instead of 2,000 at 100; scope: 100 at 20 instead of 300 at 30. The soak
-// at CI size (1,500 requests at concurrency 100 on a fresh server) runs on every line. The full sizes were
-// about 60 s of each line's 80-90 s of jest on a 2-core machine.
-const fullConformanceLine = 'v24';
+// The line that runs Node 24 on async_hooks (--no-async-context-frame), beside its default AsyncContextFrame.
+const implementationLine = 'v24 on async_hooks';
+// The conformance suites' sizes. The two Node 24 lines run the full ones (AMBIENT_CONFORMANCE_SIZE=full, read by
+// the adapters' conformance test files), one on each AsyncLocalStorage implementation: AsyncContextFrame, and
+// async_hooks as Node 20 and 22 have it. Everywhere else, npm test's own jest run with coverage (Node 20 here)
+// included, runs the universal cases at their quick sizes: the same cases, reading the same context at every
+// step, over fewer requests. memory: 2,000 requests instead of 20,000; its FinalizationRegistry counts each
+// request's scope, so one kept scope fails it at either size. correlation: 200 at concurrency 50 instead of
+// 2,000 at 100; scope: 100 at 20 instead of 300 at 30. The soak at CI size (1,500 requests at concurrency 100 on
+// a fresh server) runs on every line. Full sizes under coverage on Node 20 were about 120 s of the suite, which
+// must stay under 15 minutes on a 2-core machine; on Node 24, without coverage, they cost a line about 40 s.
+const fullConformanceLines = ['v24', implementationLine];
 const jest = {
   name: 'jest',
   // --expose-gc: the conformance memory case forces GC (jest's workers inherit the flag).
@@ -96,13 +99,13 @@ const jest = {
 };
 // The smoke tests (examples, READMEs, packaging, real processes and services) run on each version's default
 // implementation, and on async_hooks already on Node 20 and 22. The line that switches Node 24 to async_hooks
-// runs jest alone, every unit and conformance test that reads a context: its smoke run was about 50 s of a
-// suite that must stay under 15 minutes on a 2-core machine.
-const implementationLine = 'v24 on async_hooks';
+// (implementationLine) runs jest alone, every unit and conformance test that reads a context: its smoke run was
+// about 50 s of a suite that must stay under 15 minutes on a 2-core machine.
 const smoke = { name: 'smoke', args: ['scripts/smoke.mjs'] };
 const commandsFor = (label) => {
   if (mode !== 'test') return [{ name: 'benchmarks', args: ['benchmarks/run.mjs'] }];
-  const jestOnLine = label === fullConformanceLine ? jest : { ...jest, env: { AMBIENT_CONFORMANCE_SIZE: 'quick' } };
+  const full = fullConformanceLines.includes(label);
+  const jestOnLine = full ? { ...jest, env: { AMBIENT_CONFORMANCE_SIZE: 'full' } } : jest;
   return label === implementationLine ? [jestOnLine] : [jestOnLine, smoke];
 };
 
