@@ -131,10 +131,14 @@ export async function instructionsOf(args, timeoutMs = 20 * 60_000) {
  * `counts` (units after the same warm-up), and the difference of the two totals over the difference of the sizes
  * is one unit's count, without the process's start-up and warm-up; `repeats` such pairs of processes per case,
  * two processes at a time (a count does not depend on what else runs). `argsOf(name, count)` gives a process's
- * `node` arguments (or a promise of them). Returns, for each case, its per-unit figures, one per pair that
- * valgrind completed; rejects, starting nothing more, when a process fails.
+ * `node` arguments (or a promise of them); a process that needs driving while valgrind counts (a server under
+ * load) is counted by `measure(name, count)` instead, a promise of its total. Returns, for each case, its
+ * per-unit figures, one per pair that valgrind completed; rejects, starting nothing more, when a process fails.
  */
-export async function instructionsPerUnit(cases, { counts, repeats, argsOf }) {
+export async function instructionsPerUnit(
+  cases,
+  { counts, repeats, argsOf, measure = async (name, count) => instructionsOf(await argsOf(name, count)) },
+) {
   const runs = [];
   for (let repeat = 0; repeat < repeats; repeat++) {
     for (const name of cases) for (const count of counts) runs.push({ name, count, repeat });
@@ -143,7 +147,7 @@ export async function instructionsPerUnit(cases, { counts, repeats, argsOf }) {
   const next = async () => {
     for (let run = runs.shift(); run !== undefined; run = runs.shift()) {
       try {
-        totals.set(`${run.name} ${run.count} ${run.repeat}`, await instructionsOf(await argsOf(run.name, run.count)));
+        totals.set(`${run.name} ${run.count} ${run.repeat}`, await measure(run.name, run.count));
       } catch (error) {
         runs.length = 0; // the other loop starts nothing more: one failed process fails the benchmark
         throw error;

@@ -12,18 +12,37 @@ import { median, quantile, verdict as recordVerdict } from './harness.mjs';
 /**
  * Forks `file` with `args`; resolves once the server in it listens. `variant` names it in the samples.
  * `execArgv` adds Node flags to the child; with `captureOutput`, its stdout is kept for `output()` instead of
- * printed (how allocations.mjs reads `--trace-gc-nvp`).
+ * printed (how allocations.mjs reads `--trace-gc-nvp`), with `captureErrors` its stderr for `errors()`.
+ * `execPath` runs the child through another program that starts `node` with what follows it (valgrind, for
+ * frameworks/instructions.mjs).
  */
-export async function startServer(file, args, variant, { execArgv = [], captureOutput = false } = {}) {
-  const child = fork(file, args, { execArgv, stdio: ['ignore', captureOutput ? 'pipe' : 'inherit', 'inherit', 'ipc'] });
+export async function startServer(
+  file,
+  args,
+  variant,
+  { execArgv = [], captureOutput = false, captureErrors = false, execPath = process.execPath } = {},
+) {
+  const stdio = ['ignore', captureOutput ? 'pipe' : 'inherit', captureErrors ? 'pipe' : 'inherit', 'ipc'];
+  const child = fork(file, args, { execArgv, execPath, stdio });
   let output = '';
+  let errors = '';
   if (captureOutput) child.stdout.on('data', (chunk) => (output += chunk));
+  if (captureErrors) child.stderr.on('data', (chunk) => (errors += chunk));
   const [{ port }] = await once(child, 'message');
   const url = `http://127.0.0.1:${port}`;
   return {
     variant,
     /** What the child has written to stdout so far (with `captureOutput`). */
     output: () => output,
+    /** What the child has written to stderr so far (with `captureErrors`). */
+    errors: () => errors,
+    /** Asks the child to exit (serveForBenchmark's 'exit'); resolves with its exit code once it has. */
+    async exit() {
+      const exited = once(child, 'exit');
+      child.send('exit');
+      const [code] = await exited;
+      return code;
+    },
     /** One burst of load; returns req/s and the server's CPU µs per request served during it. */
     async burst({ path = '/', connections = 50, duration = 2, ...options } = {}) {
       child.send('start');
