@@ -7,6 +7,7 @@ import { runDiagnostics } from './diagnostics.mjs';
 import { runDrivers } from './drivers.mjs';
 import { runAllocations } from './frameworks/allocations.mjs';
 import { runInProcess } from './frameworks/in-process.mjs';
+import { runInstructions } from './frameworks/instructions.mjs';
 import { runFrameworks } from './frameworks/run.mjs';
 import { runFullStack } from './full-stack/run.mjs';
 import { runHttpSeed } from './http-seed/run.mjs';
@@ -14,8 +15,8 @@ import { verdictsSoFar } from './harness.mjs';
 import { runOpenTelemetryBind } from './opentelemetry-bind.mjs';
 import { runOpenTelemetryInstructions } from './opentelemetry-instructions.mjs';
 
-// BENCH_ONLY: core | opentelemetry | bullmq | drivers | diagnostics | http | in-process | frameworks | allocations |
-// full-stack
+// BENCH_ONLY: core | opentelemetry | bullmq | drivers | diagnostics | http | in-process | frameworks |
+// framework-instructions | allocations | full-stack
 const only = process.env.BENCH_ONLY;
 let withinBudget = true;
 if (only === undefined || only === 'core') {
@@ -35,6 +36,7 @@ if (only === undefined || only === 'diagnostics') withinBudget = (await runDiagn
 if (only === undefined || only === 'http') withinBudget = (await runHttpSeed()) && withinBudget;
 if (only === undefined || only === 'in-process') withinBudget = (await runInProcess()) && withinBudget;
 if (only === undefined || only === 'frameworks') withinBudget = (await runFrameworks()) && withinBudget;
+if (only === undefined || only === 'framework-instructions') withinBudget = (await runInstructions()) && withinBudget;
 if (only === undefined || only === 'allocations') withinBudget = (await runAllocations()) && withinBudget;
 if (only === undefined || only === 'full-stack') withinBudget = (await runFullStack()) && withinBudget;
 // Every verdict of this Node line again, in one place (issue #18): the figure, its reference and its spread.
