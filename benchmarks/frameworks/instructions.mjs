@@ -13,6 +13,14 @@
 // within 0.5%, where without it fastify's moved by 10%. That is not how V8 runs in production; the ratio between
 // variants is what this measures, and both run alike. Two pairs a variant.
 //
+// What it does not remove: V8 still compiles after the warm-up (an earlier try, counting whole processes with
+// --single-threaded, found 25-33% of the count was TurboFan and Maglev, README "Frameworks"). The difference of
+// two sizes removes what compiles before the smaller one ends, not what compiles later; with 5,000 requests of
+// warm-up instead of 1,000, fastify's per-request counts fell by 5% and 6% (hand-written, Ambient), and their
+// ratio moved from 0.869x to 0.879x. So differences of a few thousand instructions a request between variants
+// can be the JIT's and not the variant's code: express's echoing middleware counts 3% fewer than the one that
+// does not echo, on Node 24.
+//
 //   node benchmarks/frameworks/instructions.mjs      every framework of BENCH_FRAMEWORKS (skips without valgrind)
 import { fileURLToPath } from 'node:url';
 import { hasValgrind, instructionsPerUnit, median, range, verdict } from '../harness.mjs';
