@@ -117,11 +117,18 @@ export function hasValgrind() {
  * process that talks to a server) still moves it from one process to the next, so callers compare several.
  */
 export async function instructionsOf(args, timeoutMs = 20 * 60_000) {
-  const { stderr } = await promisify(execFile)(
-    'valgrind',
-    ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, ...args],
-    { maxBuffer: 1 << 24, timeout: timeoutMs },
-  );
+  const { stderr } = await promisify(execFile)('valgrind', [...callgrind, process.execPath, ...args], {
+    maxBuffer: 1 << 24,
+    timeout: timeoutMs,
+  });
+  return collectedInstructions(stderr);
+}
+
+/** valgrind's arguments for a count of every instruction and nothing written to disk; `node` and its own follow. */
+export const callgrind = ['--tool=callgrind', '--callgrind-out-file=/dev/null'];
+
+/** The total callgrind's summary on stderr reports, or undefined if there is none. */
+export function collectedInstructions(stderr) {
   const match = /Collected : (\d+)/.exec(stderr);
   return match === null ? undefined : Number(match[1]);
 }

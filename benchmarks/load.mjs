@@ -36,11 +36,14 @@ export async function startServer(
     output: () => output,
     /** What the child has written to stderr so far (with `captureErrors`). */
     errors: () => errors,
-    /** Asks the child to exit (serveForBenchmark's 'exit'); resolves with its exit code once it has. */
+    /**
+     * Asks the child to exit (serveForBenchmark's 'exit'); resolves with its exit code once it has and its output
+     * has all arrived ('close', not 'exit': valgrind writes its summary just before it exits).
+     */
     async exit() {
-      const exited = once(child, 'exit');
+      const closed = once(child, 'close');
       child.send('exit');
-      const [code] = await exited;
+      const [code] = await closed;
       return code;
     },
     /** One burst of load; returns req/s and the server's CPU µs per request served during it. */

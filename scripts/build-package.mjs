@@ -1,26 +1,19 @@
 // Builds the package in the current directory to ESM (dist/esm) and CommonJS (dist/cjs) with tsc, each with
 // its own declarations. Not a bundler: esbuild (tsup) rewrites top-level `const` to `var` when it bundles, and
 // V8 only constant-folds `const` module bindings (figures: benchmarks/README.md#why-the-code-looks-the-way-it-does).
-import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { start } from './lanes.mjs';
 
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-
-/** Starts tsc on `project`: the process, and a promise of its exit status and everything it wrote. */
-function build(project) {
-  const child = spawn(process.execPath, [tsc, '-p', project], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const output = [];
-  child.stdout.on('data', (chunk) => output.push([process.stdout, chunk]));
-  child.stderr.on('data', (chunk) => output.push([process.stderr, chunk]));
-  return { child, done: new Promise((resolve) => child.on('close', (status) => resolve({ status, output }))) };
-}
 
 rmSync('dist', { recursive: true, force: true });
 // The two builds share only their sources (no incremental state, separate outDirs), so they run side by side:
 // on two cores that halves the build. Their output is shown one build after the other, as if run in turn: a type
 // error fails the ESM build and is reported once, from it.
-const builds = ['tsconfig.build.json', 'tsconfig.build-cjs.json'].map(build);
+const builds = ['tsconfig.build.json', 'tsconfig.build-cjs.json'].map((project) =>
+  start(process.execPath, [tsc, '-p', project]),
+);
 for (const { done } of builds) {
   const { status, output } = await done;
   for (const [stream, chunk] of output) stream.write(chunk);

@@ -2,12 +2,14 @@
 // tests. Each is one single-threaded process, so they run two at a time: in turn they were 85 s of a suite that
 // must stay under 15 minutes on a 2-core machine. Every command is the npm script a developer runs by hand
 // (`npm run lint`, `npm run typecheck -w packages/core`, ...); each one's output is printed whole, in this order.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inLanes, run } from './lanes.mjs';
 
-const typechecked = readdirSync('packages')
-  .map((folder) => join('packages', folder))
+// Every workspace with a typecheck script, as the root `npm run typecheck` has them (packages/*, examples/*).
+const typechecked = ['packages', 'examples']
+  .flatMap((root) => readdirSync(root).map((folder) => join(root, folder)))
+  .filter((dir) => existsSync(join(dir, 'package.json')))
   .filter((dir) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts?.typecheck !== undefined);
 
 // The longest first (eslint's type-aware rules, about 35 s), so no long check starts last and runs alone.
@@ -37,6 +39,7 @@ for (const [index, result] of results.entries()) {
 
 if (failures.length > 0) {
   console.error(`\nstatic checks failed: ${failures.join(', ')}`);
-  process.exit(1);
+  process.exitCode = 1;
+} else {
+  console.log(`\nstatic checks passed: ${checks.map((args) => args.join(' ')).join('; ')}`);
 }
-console.log(`\nstatic checks passed: ${checks.map((args) => args.join(' ')).join('; ')}`);
