@@ -6,6 +6,8 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { serviceSkip } from '../../scripts/services.mjs';
 
+// Skipped only where the service is not reachable on 127.0.0.1, with a loud warning; under CI=true serviceSkip
+// throws instead, so CI always runs it.
 const skip = await serviceSkip('postgres');
 
 test('examples/drivers-pg: every request is one group of its own lines and queries', { skip }, () => {
