@@ -71,21 +71,21 @@ export function readCarrier(carrier: unknown, validateId: (id: string) => boolea
   try {
     if (Object.hasOwn(carrier, carrierKeys.requestId)) requestId = named['x-request-id'];
   } catch {
-    requestId = undefined;
+    // the field is absent (above)
   }
   const causation = textOf(requestId);
   if (causation !== undefined && safely(validateId, causation)) fields.causationId = causation;
   try {
     if (Object.hasOwn(carrier, carrierKeys.correlationId)) correlationId = named['x-correlation-id'];
   } catch {
-    correlationId = undefined;
+    // the field is absent (above)
   }
   const correlation = textOf(correlationId);
   if (correlation !== undefined && safely(validateId, correlation)) fields.correlationId = correlation;
   try {
     if (Object.hasOwn(carrier, carrierKeys.traceParent)) traceParent = named.traceparent;
   } catch {
-    traceParent = undefined;
+    // the field is absent (above)
   }
   const parsed = parseTraceParent(textOf(traceParent));
   if (parsed === undefined) return fields;
@@ -94,7 +94,7 @@ export function readCarrier(carrier: unknown, validateId: (id: string) => boolea
   try {
     if (Object.hasOwn(carrier, carrierKeys.traceState)) traceState = named.tracestate;
   } catch {
-    traceState = undefined;
+    // the field is absent (above)
   }
   const state = textOf(traceState);
   if (state !== undefined && isValidTraceState(state)) fields.traceState = state;
