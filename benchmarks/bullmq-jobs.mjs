@@ -5,8 +5,9 @@
 // Variants, each a (producer, worker) pair:
 //   none                     jobs added with bullmqTelemetry() (so every variant's jobs are the same bytes),
 //                            a Worker with no telemetry: nothing reads the metadata.
-//   no-op Telemetry          (a) and bullmq-instructions.mjs only: a Telemetry that does nothing, so what remains is BullMQ's own trace()
-//                            around every operation, the floor for any integration through its telemetry option.
+//   no-op Telemetry          (a) and bullmq-instructions.mjs only: a Telemetry that does nothing, so what
+//                            remains is BullMQ's own trace() around every operation, the floor for any
+//                            integration through its telemetry option.
 //   hand-written ALS         the same jobs; the processor wrapped in AsyncLocalStorage#run with a fresh id and
 //                            the producer's id parsed from the metadata: the floor for any ALS-based library.
 //   bullmq-otel              bullmq-otel on both sides.
@@ -46,7 +47,10 @@ const inProcessRounds = 15;
 const inProcessJobs = 20_000;
 const queueName = 'bench';
 
-/** Everything the variants share: the OpenTelemetry SDK, registered once for the whole run, and the variants (also bullmq-instructions.mjs). */
+/**
+ * Everything the variants share: the OpenTelemetry SDK, registered once for the whole run, and the variants
+ * (also bullmq-instructions.mjs).
+ */
 export function setUp() {
   const { AsyncLocalStorage } = require('node:async_hooks');
   const { BullMQOtel } = require('bullmq-otel');
