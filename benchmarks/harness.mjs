@@ -125,10 +125,10 @@ export async function instructionsOf(args, timeoutMs = 20 * 60_000) {
 }
 
 /** valgrind's arguments for a count of every instruction and nothing written to disk; `node` and its own follow. */
-export const callgrind = ['--tool=callgrind', '--callgrind-out-file=/dev/null'];
+const callgrind = ['--tool=callgrind', '--callgrind-out-file=/dev/null'];
 
 /** The total callgrind's summary on stderr reports, or undefined if there is none. */
-export function collectedInstructions(stderr) {
+function collectedInstructions(stderr) {
   const match = /Collected : (\d+)/.exec(stderr);
   return match === null ? undefined : Number(match[1]);
 }
@@ -151,17 +151,9 @@ export async function instructionsPerUnit(
     for (const name of cases) for (const count of counts) runs.push({ name, count, repeat });
   }
   const totals = new Map();
-  const next = async () => {
-    for (let run = runs.shift(); run !== undefined; run = runs.shift()) {
-      try {
-        totals.set(`${run.name} ${run.count} ${run.repeat}`, await measure(run.name, run.count));
-      } catch (error) {
-        runs.length = 0; // the other loop starts nothing more: one failed process fails the benchmark
-        throw error;
-      }
-    }
-  };
-  await Promise.all([next(), next()]);
+  await twoAtATime(runs, async (run) =>
+    totals.set(`${run.name} ${run.count} ${run.repeat}`, await measure(run.name, run.count)),
+  );
   const perUnit = (name) =>
     Array.from(
       { length: repeats },
@@ -170,6 +162,25 @@ export async function instructionsPerUnit(
         (counts[1] - counts[0]),
     ).filter(Number.isFinite);
   return Object.fromEntries(cases.map((name) => [name, perUnit(name)]));
+}
+
+/**
+ * `run(job)` for each of `jobs`, in order, two at a time (an instruction count does not depend on what else runs).
+ * Rejects when one fails, and starts no more: one failed process fails the benchmark.
+ */
+export async function twoAtATime(jobs, run) {
+  const queue = [...jobs];
+  const lane = async () => {
+    for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
+      try {
+        await run(job);
+      } catch (error) {
+        queue.length = 0; // the other lane starts nothing more
+        throw error;
+      }
+    }
+  };
+  await Promise.all([lane(), lane()]);
 }
 
 /** `min-max` of a list of numbers, rounded. */

@@ -32,6 +32,8 @@ export async function startServer(
   const url = `http://127.0.0.1:${port}`;
   return {
     variant,
+    /** The child's process id: valgrind's, when `execPath` is valgrind (for callgrind_control). */
+    pid: child.pid,
     /** What the child has written to stdout so far (with `captureOutput`). */
     output: () => output,
     /** What the child has written to stderr so far (with `captureErrors`). */
