@@ -19,6 +19,15 @@ describe('Variable', () => {
     expect(variable.get()).toBeUndefined();
   });
 
+  itFromEveryState('run calls fn with this undefined, as TC39 AsyncContext.Variable does, with or without args', () => {
+    const variable = new Variable<number>();
+    function receiver(this: unknown, ..._args: unknown[]) {
+      return this;
+    }
+    expect(variable.run(1, receiver)).toBeUndefined();
+    expect(variable.run(1, receiver, 'x')).toBeUndefined();
+  });
+
   itFromEveryState('nested runs restore the outer value when they return', () => {
     const variable = new Variable<string>({ defaultValue: 'default' });
     variable.run('outer', () => {
