@@ -11,7 +11,7 @@ export function callgrindProfile(file) {
   return ['--tool=callgrind', `--callgrind-out-file=${file}`, '--dump-instr=no'];
 }
 
-/** Are callgrind_control and valgrind both installed? */
+/** Is callgrind_control (valgrind's script that talks to a running callgrind) installed? */
 export async function hasCallgrindControl() {
   try {
     await promisify(execFile)('callgrind_control', ['--version']);
@@ -22,25 +22,29 @@ export async function hasCallgrindControl() {
 }
 
 /**
- * Tells the callgrind of process `pid` (valgrind's own) to `zero` its counters, or to `dump` them as the next
- * part of its profile (`<file>.1`, `<file>.2`, ...) and start again from zero. Resolves once callgrind has done it.
+ * Tells the callgrind of process `pid` (valgrind's own) to dump its counters as the next part of its profile
+ * (`<file>.1`, `<file>.2`, ...) and start again from zero. callgrind_control exits 0 even when it found no such
+ * callgrind: the caller checks that the part is there (partInstructions rejects if it is not).
  */
-export async function controlCallgrind(pid, command) {
-  await promisify(execFile)('callgrind_control', [`--${command}`, String(pid)]);
+export async function dumpCallgrind(pid) {
+  await promisify(execFile)('callgrind_control', ['--dump', String(pid)]);
 }
 
 /**
  * The runtime functions through which JavaScript enters V8's compilers: Maglev and TurboFan (`--predictable` makes
  * both run on the main thread, inside these calls, where they would otherwise run on a helper thread), lazy
- * bytecode compilation, on-stack replacement and Sparkplug.
+ * bytecode compilation and on-stack replacement. Not Sparkplug's batches, which start from a budget interrupt
+ * several calls below a runtime function that does more than compile: a few hundred instructions a request,
+ * left in the count.
  */
 export const v8Compilers =
-  /\bv8::internal::Runtime_(?:OptimizeTurbofanEager|OptimizeMaglevEager|CompileLazy|CompileOptimizedOSR\w*|CompileBaseline|InstallBaselineCode)\(/;
+  /\bv8::internal::Runtime_(?:OptimizeTurbofanEager|OptimizeMaglevEager|CompileLazy|CompileOptimizedOSR\w*)\(/;
 
 /**
- * The instructions one part of a callgrind profile counts: its `total`, and `within`, those spent in calls to the
- * functions `entries` matches, counted once each: the inclusive cost of every call to one of them from a function
- * it does not match, so that calls they make to each other are not counted twice.
+ * The instructions (the `Ir` event) one part of a callgrind profile counts: its `total`, and `within`, those spent
+ * in calls to the functions `entries` matches: the inclusive cost of every call to one of them from a function it
+ * does not match, so that one calling another directly is not counted twice (one calling another through a
+ * function it does not match would be; V8's compiler entries do not call each other).
  */
 export async function partInstructions(file, entries) {
   const names = new Map(); // callgrind's name compression: "(12) name" the first time, "(12)" after
@@ -55,11 +59,18 @@ export async function partInstructions(file, entries) {
   let callerMatches = false;
   let callee = '';
   let callCostNext = false;
+  let positions = 1; // a cost line's columns before its events: `positions: line` (the default), or more
+  let instructionsAt = 0; // the place of Ir among the events
   for (const line of (await readFile(file, 'utf8')).split('\n')) {
-    if (callCostNext && /^[\d+*-]/.test(line)) {
+    if (callCostNext) {
       // The line after `calls=`: the call's position and its inclusive cost.
       callCostNext = false;
-      if (!callerMatches && entries.test(callee)) within += Number(line.trim().split(/\s+/).at(-1));
+      const cost = Number(line.trim().split(/\s+/)[positions + instructionsAt] ?? 0);
+      if (!callerMatches && entries.test(callee)) within += cost;
+    } else if (line.startsWith('positions:')) {
+      positions = line.split(/\s+/).length - 1;
+    } else if (line.startsWith('events:')) {
+      instructionsAt = Math.max(0, line.split(/\s+/).slice(1).indexOf('Ir'));
     } else if (line.startsWith('fn=')) {
       callerMatches = entries.test(nameOf(line.slice(3)));
     } else if (line.startsWith('cfn=')) {
@@ -67,7 +78,7 @@ export async function partInstructions(file, entries) {
     } else if (line.startsWith('calls=')) {
       callCostNext = true;
     } else if (line.startsWith('summary:') || line.startsWith('totals:')) {
-      total = Number(line.split(/\s+/)[1]);
+      total = Number(line.split(/\s+/)[1 + instructionsAt]);
     }
   }
   if (total === undefined) throw new Error(`${file}: no summary or totals line; not a callgrind profile?`);

@@ -166,7 +166,8 @@ export async function instructionsPerUnit(
 
 /**
  * `run(job)` for each of `jobs`, in order, two at a time (an instruction count does not depend on what else runs).
- * Rejects when one fails, and starts no more: one failed process fails the benchmark.
+ * When one fails, no more start: one failed process fails the benchmark. Rejects with its error once the other
+ * lane's job has ended too, so that no process is left running behind it.
  */
 export async function twoAtATime(jobs, run) {
   const queue = [...jobs];
@@ -180,7 +181,8 @@ export async function twoAtATime(jobs, run) {
       }
     }
   };
-  await Promise.all([lane(), lane()]);
+  const failed = (await Promise.allSettled([lane(), lane()])).find((lane) => lane.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
 }
 
 /** `min-max` of a list of numbers, rounded. */

@@ -28,6 +28,7 @@ export async function startServer(
   let errors = '';
   if (captureOutput) child.stdout.on('data', (chunk) => (output += chunk));
   if (captureErrors) child.stderr.on('data', (chunk) => (errors += chunk));
+  const closed = once(child, 'close');
   const [{ port }] = await once(child, 'message');
   const url = `http://127.0.0.1:${port}`;
   return {
@@ -43,11 +44,12 @@ export async function startServer(
      * has all arrived ('close', not 'exit': valgrind writes its summary just before it exits).
      */
     async exit() {
-      const closed = once(child, 'close');
       child.send('exit');
       const [code] = await closed;
       return code;
     },
+    /** Resolves once the child has exited and its output has all arrived, however it ended. */
+    closed: () => closed.then(() => undefined),
     /** One burst of load; returns req/s and the server's CPU µs per request served during it. */
     async burst({ path = '/', connections = 50, duration = 2, ...options } = {}) {
       child.send('start');
