@@ -38,7 +38,7 @@ export function functionWithNameAndLength(
 export function lengthOf(target: object): number {
   if (!Object.prototype.hasOwnProperty.call(target, 'length')) return 0;
   // A property load, the same Get as Reflect.get(target, 'length'): V8 serves a function's `length` accessor
-  // from the load's inline cache, where Reflect.get goes through its runtime (some 450 instructions a call on
+  // from the load's inline cache, where Reflect.get goes through its runtime (some 575 instructions a call on
   // Node 24, paid for every listener bound to a request: benchmarks/README.md, "Frameworks in instructions").
   const length = (target as { readonly length?: unknown }).length;
   if (typeof length !== 'number' || Number.isNaN(length) || length <= 0) return 0;
