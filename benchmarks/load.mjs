@@ -28,7 +28,8 @@ export async function startServer(
   let errors = '';
   if (captureOutput) child.stdout.on('data', (chunk) => (output += chunk));
   if (captureErrors) child.stderr.on('data', (chunk) => (errors += chunk));
-  const closed = once(child, 'close');
+  // Never rejects: once(child, 'close') would, on a spawn 'error', and nothing may be awaiting it yet.
+  const closed = new Promise((resolve) => child.on('close', (code) => resolve(code)));
   const [{ port }] = await once(child, 'message');
   const url = `http://127.0.0.1:${port}`;
   return {
@@ -45,8 +46,7 @@ export async function startServer(
      */
     async exit() {
       child.send('exit');
-      const [code] = await closed;
-      return code;
+      return closed;
     },
     /** Resolves once the child has exited and its output has all arrived, however it ended. */
     closed: () => closed.then(() => undefined),
