@@ -16,12 +16,12 @@
 // TurboFan's thresholds (3,000 calls on Node 24, and more after each change of its feedback) only after thousands
 // of requests. On fastify, Node 24, TurboFan was still compiling in requests 7,000 to 11,000, where it took 52% of
 // the instructions counted, and the instructions of the rest fell by a third between requests 1,000 and 15,000.
-// On express, Node 26, compiling came in bursts until about request 20,000. An earlier version of this file took
+// On express, compiling came in bursts until request 24,000 (Node 24) and 27,000 (Node 26). An earlier version took
 // the difference of processes serving 1,000 and 3,000 requests after 1,000 of warm-up, and so measured mostly
 // compilation, which a server pays once and, without --predictable, on a helper thread: it read 119,560
-// instructions a request for fastify's hand-written hook, where the steady server runs 65,266. So the warm-up goes
+// instructions a request for fastify's hand-written hook, where the steady server runs 63,733. So the warm-up goes
 // on until a connection in which V8's compilers took under 5% of the instructions (at least 15,000 requests, at
-// most 30,000; a verdict needs both variants to have got there), and the count leaves out what is still spent
+// most 30,000; a verdict needs both variants to get there and stay there while counted), and the count leaves out what is still spent
 // inside V8's compilers (callgrind-profile.mjs; printed beside each figure). The collector's work stays in: it
 // grows with what a request allocates.
 //
