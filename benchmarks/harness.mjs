@@ -3,6 +3,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import http from 'node:http';
 import { Socket } from 'node:net';
 import { promisify } from 'node:util';
+import { inLanes } from '../scripts/lanes.mjs';
 
 const verdicts = [];
 
@@ -170,18 +171,15 @@ export async function instructionsPerUnit(
  * lane's job has ended too, so that no process is left running behind it.
  */
 export async function twoAtATime(jobs, run) {
-  const queue = [...jobs];
-  const lane = async () => {
-    for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
-      try {
-        await run(job);
-      } catch (error) {
-        queue.length = 0; // the other lane starts nothing more
-        throw error;
-      }
-    }
-  };
-  const failed = (await Promise.allSettled([lane(), lane()])).find((lane) => lane.status === 'rejected');
+  const outcomes = await Promise.allSettled(
+    inLanes(
+      jobs.map((job) => () => run(job)),
+      2,
+      { stopAfterFailure: true },
+    ),
+  );
+  // The first failure in order is one that ran: those never started come after every one that did.
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
   if (failed !== undefined) throw failed.reason;
 }
 

@@ -28,11 +28,16 @@ export function run(command, args, options = {}) {
   return start(command, args, options).done;
 }
 
+/** What inLanes rejects a task with when an earlier one failed under `stopAfterFailure`. */
+export const notStarted = new Error('not started: an earlier task failed');
+
 /**
  * Starts each of `tasks` (functions that return a promise) as soon as one of `concurrency` lanes is free, in the
- * order given; returns their promises in that order, so the caller can report them in turn.
+ * order given; returns their promises in that order, so the caller can report them in turn. With
+ * `stopAfterFailure`, a failed task starts no more (one failed benchmark process fails the benchmark): the tasks
+ * not yet started reject with `notStarted`, and those already running are left to end.
  */
-export function inLanes(tasks, concurrency) {
+export function inLanes(tasks, concurrency, { stopAfterFailure = false } = {}) {
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`inLanes: concurrency must be a positive integer, not ${concurrency}`);
   }
@@ -54,6 +59,9 @@ export function inLanes(tasks, concurrency) {
         settle[index].resolve(await tasks[index]());
       } catch (error) {
         settle[index].reject(error);
+        if (stopAfterFailure) {
+          while (next < tasks.length) settle[next++].reject(notStarted);
+        }
       }
     }
   };
