@@ -9,6 +9,7 @@ import { runAllocations } from './frameworks/allocations.mjs';
 import { runInProcess } from './frameworks/in-process.mjs';
 import { runInstructions } from './frameworks/instructions.mjs';
 import { runFrameworks } from './frameworks/run.mjs';
+import { runFullStackInstructions } from './full-stack/instructions.mjs';
 import { runFullStack } from './full-stack/run.mjs';
 import { runHttpSeed } from './http-seed/run.mjs';
 import { verdictsSoFar } from './harness.mjs';
@@ -16,7 +17,7 @@ import { runOpenTelemetryBind } from './opentelemetry-bind.mjs';
 import { runOpenTelemetryInstructions } from './opentelemetry-instructions.mjs';
 
 // BENCH_ONLY: core | opentelemetry | bullmq | drivers | diagnostics | http | in-process | frameworks |
-// framework-instructions | allocations | full-stack
+// framework-instructions | allocations | full-stack | full-stack-instructions
 const only = process.env.BENCH_ONLY;
 let withinBudget = true;
 if (only === undefined || only === 'core') {
@@ -39,6 +40,9 @@ if (only === undefined || only === 'frameworks') withinBudget = (await runFramew
 if (only === undefined || only === 'framework-instructions') withinBudget = (await runInstructions()) && withinBudget;
 if (only === undefined || only === 'allocations') withinBudget = (await runAllocations()) && withinBudget;
 if (only === undefined || only === 'full-stack') withinBudget = (await runFullStack()) && withinBudget;
+if (only === undefined || only === 'full-stack-instructions') {
+  withinBudget = (await runFullStackInstructions()) && withinBudget;
+}
 // Every verdict of this Node line again, in one place (issue #18): the figure, its reference and its spread.
 console.log(`\nBudgets on Node ${process.version}:`);
 for (const line of verdictsSoFar()) console.log(`  ${line.replace(/^budget( check)?: /, '')}`);
