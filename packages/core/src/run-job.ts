@@ -1,5 +1,5 @@
 import { readCarrier, type CarrierFields } from './carrier.js';
-import { runScopeFromRoot } from './context.js';
+import { newScope, runNewScopeFromRoot, type NewScope } from './context.js';
 import { errors } from './errors.js';
 import { readOptions, rule, rules, type OptionShape } from './read-options.js';
 import { requestContext, type JobInfo, type RequestStore } from './request-context.js';
@@ -66,16 +66,19 @@ export type ReadJobRun = Omit<JobRun, 'carrier'>;
  * the adapter's own code, typed; `fields` only from readCarrier. Every job a worker takes goes through here.
  */
 export function runReadJob<R>(job: ReadJobRun, fields: CarrierFields, fn: () => R): R {
-  return runScopeFromRoot(requestContext, jobValues(job, fields), fn);
+  return runNewScopeFromRoot(requestContext, jobValues(job, fields), fn);
 }
 
-function jobValues(job: ReadJobRun, fields: CarrierFields): RequestStore {
+/** The run's scope, built where it will live (newScope): no copy of it as the scope opens. */
+function jobValues(job: ReadJobRun, fields: CarrierFields): NewScope<RequestStore> {
   const info: { -readonly [K in keyof JobInfo]: JobInfo[K] } = { name: job.name };
   if (job.id !== undefined && isValidRequestId(job.id)) info.id = job.id;
   if (job.system !== undefined) info.system = job.system;
   if (job.queue !== undefined) info.queue = job.queue;
   if (job.attempt !== undefined) info.attempt = job.attempt;
-  const values: RequestStore = { requestId: newRequestId(job.generateRequestId), job: info };
+  const values = newScope<RequestStore>();
+  values.requestId = newRequestId(job.generateRequestId);
+  values.job = info;
   if (fields.causationId !== undefined) values.causationId = fields.causationId;
   const correlationId = fields.correlationId ?? fields.causationId;
   if (correlationId !== undefined) values.correlationId = correlationId;

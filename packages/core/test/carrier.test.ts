@@ -152,6 +152,19 @@ describe('readCarrier(carrier)', () => {
     });
   });
 
+  it("checks a correlation id that repeats the request id once, and never lets it pass on a bad one's back", () => {
+    const id = '0190f5a2-7c3e-7d41-8f1a-3b2c4d5e6f70';
+    expect(readCarrier({ 'x-request-id': id, 'x-correlation-id': id })).toEqual({
+      causationId: id,
+      correlationId: id,
+    });
+    expect(readCarrier({ 'x-request-id': 'a b', 'x-correlation-id': 'a b' })).toEqual({});
+    // A validator of the user's own sees both ids: only the default rule's result is known to repeat.
+    const seen: string[] = [];
+    readCarrier({ 'x-request-id': id, 'x-correlation-id': id }, (value) => seen.push(value) > 0);
+    expect(seen).toEqual([id, id]);
+  });
+
   it('takes a validator of its own, and a throwing validator rejects the id', () => {
     expect(readCarrier({ 'x-request-id': 'has space' }, (id) => id.length < 20)).toEqual({ causationId: 'has space' });
     expect(

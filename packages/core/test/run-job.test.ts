@@ -1,7 +1,15 @@
 // runJob: one run of a job, in a fresh requestContext scope from the root, fed by a carrier.
-import { AmbientError, Variable, contextCarrier, requestContext, runJob } from '@ambient/core';
+import {
+  AmbientError,
+  Variable,
+  contextCarrier,
+  requestContext,
+  runInRoot,
+  runJob,
+  type RequestStore,
+} from '@ambient/core';
 import { readCarrier, runReadJob } from '@ambient/core/adapter';
-import { runScopeFromRoot, type Context } from '../src/context.js';
+import { newScope, runNewScopeFromRoot, runScopeFromRoot, type Context } from '../src/context.js';
 import { expectAmbientError } from './helpers/starting-states.js';
 
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -155,6 +163,18 @@ describe('runReadJob(job, fields, fn), for adapters that read the carrier themse
     expect(seen?.traceId).toBeUndefined();
   });
 
+  it("opens its scope on values no caller holds, of a scope's own shape (nothing inherited)", () => {
+    const open = requestContext as unknown as Context<Record<string, unknown>>;
+    const [inherited, set, again] = runReadJob({ name: 'send' }, readCarrier(carrier), () => {
+      const read = open.get('toString');
+      open.set('user', 'u-1');
+      return [read, open.get('user'), runReadJob({ name: 'send' }, {}, () => open.get('user'))];
+    });
+    expect(inherited).toBeUndefined();
+    expect(set).toBe('u-1');
+    expect(again).toBeUndefined();
+  });
+
   it('runs from the root, whatever the caller had', () => {
     const seen = worker.run('startup', () =>
       requestContext.run({ requestId: 'caller', user: 'u' } as never, () =>
@@ -178,5 +198,33 @@ describe('runScopeFromRoot(context, values, fn)', () => {
       ),
     );
     expect(seen).toEqual([undefined, { requestId: 'job' }]);
+  });
+
+  it("copies the values into a scope of its own, so that the caller's object stays the caller's", () => {
+    const values = { requestId: 'job' };
+    runScopeFromRoot(requestContext, values, () => requestContext.set('requestId', 'changed'));
+    expect(values).toEqual({ requestId: 'job' });
+  });
+
+  it("gives a newScope() to an older copy's method, which copies it as it always did", () => {
+    const given: unknown[][] = [];
+    const older = Object.create(requestContext, {
+      [Symbol.for('@ambient/core.Context.runFromRoot.v1')]: {
+        // The method as it was before newScope: two parameters, and a copy of the values.
+        value(this: Context<RequestStore>, values: Partial<RequestStore>, fn: () => unknown, ...rest: unknown[]) {
+          given.push(rest);
+          return runInRoot(() => this.run(values, fn));
+        },
+      },
+    }) as Context<RequestStore>;
+    const scope = newScope<RequestStore>();
+    scope.requestId = 'job';
+    const seen = runNewScopeFromRoot(older, scope, () => {
+      requestContext.set('requestId', 'changed');
+      return requestContext.get('requestId');
+    });
+    expect(seen).toBe('changed');
+    expect(scope.requestId).toBe('job');
+    expect(given).toEqual([[true]]);
   });
 });
