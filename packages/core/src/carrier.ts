@@ -82,8 +82,8 @@ export function readCarrier(carrier: unknown, validateId: (id: string) => boolea
   }
   const correlation = textOf(correlationId);
   // The first hop's correlation id is the producer's own request id (contextCarrier): the same text, already
-  // checked. The default rule's check walks every character, a visible share of a job (Node 24: about 1,400
-  // instructions for a UUID).
+  // checked. The default rule's check walks every character, a visible share of a job (Node 24: about 1,100
+  // instructions for a UUID, in a steady-state profile of a BullMQ job).
   const checked = correlation === fields.causationId && validateId === isValidRequestId;
   if (correlation !== undefined && (checked || safely(validateId, correlation))) fields.correlationId = correlation;
   try {

@@ -77,10 +77,17 @@ export class ScopedContext<S extends object> implements Context<S> {
     return runWithFrame(frameWith(frame, this[kSlot], scope), fn, ...args);
   }
 
-  /** `adopt`: `values` came from newScope() and nobody else holds it, so it becomes the scope uncopied. */
+  /**
+   * `adopt`: `values` came from newScope() and nobody else holds it, so it becomes the scope uncopied. Only an
+   * object of this copy's scope shape is adopted: the method is reachable under a registered symbol, and
+   * anything else (a plain object with Object.prototype above it, another copy's newScope) is copied, as it
+   * always was.
+   */
   [kRunFromRoot]<R>(values: Partial<S>, fn: () => R, adopt?: boolean): R {
     const scope: Partial<S> =
-      adopt === true ? values : Object.assign(Object.create(scopePrototype) as Partial<S>, values);
+      adopt === true && Object.getPrototypeOf(values) === scopePrototype
+        ? values
+        : Object.assign(Object.create(scopePrototype) as Partial<S>, values);
     return runWithFrame(frameWith(undefined, this[kSlot], scope), fn);
   }
 
@@ -147,9 +154,9 @@ declare const newScopeBrand: unique symbol;
 export type NewScope<S extends object> = Partial<S> & { readonly [newScopeBrand]: true };
 
 /**
- * An empty object to fill with a new scope's values, of the shape every scope has (see scopePrototype), for
- * runNewScopeFromRoot: for the code that opens a scope per job, where copying the values into the scope
- * (Object.assign of seven or eight fields) was a visible share of Ambient's work a job.
+ * An empty object to fill with a new scope's values, of the shape every scope of this copy has (see
+ * scopePrototype), for runNewScopeFromRoot: for the code that opens a scope per job, where copying the values
+ * into the scope (Object.assign of seven or eight fields) was a visible share of Ambient's work a job.
  */
 export function newScope<S extends object>(): NewScope<S> {
   return Object.create(scopePrototype) as NewScope<S>;
@@ -161,7 +168,8 @@ export function runNewScopeFromRoot<S extends object, R>(context: Context<S>, sc
 }
 
 function runFromRoot<S extends object, R>(context: Context<S>, values: Partial<S>, fn: () => R, adopt: boolean): R {
-  // A context of another copy of this package: its own method (one that predates `adopt` copies, as it must).
+  // Every ScopedContext has the method, this copy's or another's (one that predates `adopt` copies, as it must);
+  // a context without it (an older copy's) gets the two-frame path.
   const own = (context as { [kRunFromRoot]?: (values: Partial<S>, fn: () => R, adopt: boolean) => R })[kRunFromRoot];
   if (typeof own === 'function') return own.call(context, values, fn, adopt);
   return runInRoot(() => context.run(values, fn));

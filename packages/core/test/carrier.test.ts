@@ -152,7 +152,7 @@ describe('readCarrier(carrier)', () => {
     });
   });
 
-  it("checks a correlation id that repeats the request id once, and never lets it pass on a bad one's back", () => {
+  it("takes a correlation id that repeats a valid request id, and never lets one pass on a bad one's back", () => {
     const id = '0190f5a2-7c3e-7d41-8f1a-3b2c4d5e6f70';
     expect(readCarrier({ 'x-request-id': id, 'x-correlation-id': id })).toEqual({
       causationId: id,

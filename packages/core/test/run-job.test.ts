@@ -9,7 +9,7 @@ import {
   type RequestStore,
 } from '@ambient/core';
 import { readCarrier, runReadJob } from '@ambient/core/adapter';
-import { newScope, runNewScopeFromRoot, runScopeFromRoot, type Context } from '../src/context.js';
+import { newScope, runNewScopeFromRoot, runScopeFromRoot, scopeObject, type Context } from '../src/context.js';
 import { expectAmbientError } from './helpers/starting-states.js';
 
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -204,6 +204,29 @@ describe('runScopeFromRoot(context, values, fn)', () => {
     const values = { requestId: 'job' };
     runScopeFromRoot(requestContext, values, () => requestContext.set('requestId', 'changed'));
     expect(values).toEqual({ requestId: 'job' });
+  });
+
+  it('opens the scope on a newScope() itself, and copies anything else handed to the method to adopt', () => {
+    const runFromRoot = Symbol.for('@ambient/core.Context.runFromRoot.v1');
+    type Method = (values: object, fn: () => unknown, adopt?: boolean) => unknown;
+    const method = (requestContext as unknown as Record<symbol, Method>)[runFromRoot]!.bind(requestContext);
+    const scope = newScope<RequestStore>();
+    scope.requestId = 'job';
+    expect(runNewScopeFromRoot(requestContext, scope, () => scopeObject(requestContext))).toBe(scope);
+    const open = requestContext as unknown as Context<Record<string, unknown>>;
+    // A plain object, with adopt or without it (an older copy of core calls with two arguments).
+    for (const adopt of [true, undefined]) {
+      const plain = { requestId: 'plain' };
+      const [same, inherited] = method(
+        plain,
+        () => [scopeObject(requestContext) === plain, open.get('toString')],
+        adopt,
+      ) as unknown[];
+      expect([same, inherited]).toEqual([false, undefined]);
+    }
+    // A newScope handed over without adopt is copied too.
+    const notAdopted = newScope<RequestStore>();
+    expect(method(notAdopted, () => scopeObject(requestContext))).not.toBe(notAdopted);
   });
 
   it("gives a newScope() to an older copy's method, which copies it as it always did", () => {
