@@ -3,7 +3,7 @@
  * reporting a tracer's active span, the error and options toolkit). Applications import `@ambient/core`.
  */
 export { bindEmitterPrototype } from './bind-emitter.js';
-export { setTraceSource, type ActiveTrace, type TraceSource } from './trace-source.js';
+export { activeTrace, setTraceSource, type ActiveTrace, type TraceSource } from './trace-source.js';
 export {
   defineErrors,
   defineWarnings,

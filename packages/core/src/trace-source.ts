@@ -28,3 +28,11 @@ export function setTraceSource(source: TraceSource | undefined): void {
 export function currentTraceSource(): TraceSource | undefined {
   return holder.source;
 }
+
+/**
+ * The active span as the registered tracer reports it, or `undefined` (no tracer, or no span): for code that
+ * reads several trace fields at once (a log line's), one call where each requestContext.get makes its own.
+ */
+export function activeTrace(): ActiveTrace | undefined {
+  return holder.source?.();
+}

@@ -1,5 +1,5 @@
-import { requestContext } from '@ambient/core';
-import { readOptions, rule, type OptionShape } from '@ambient/core/adapter';
+import { requestContext, type RequestStore } from '@ambient/core';
+import { activeTrace, readOptions, rule, scopeObject, type OptionShape } from '@ambient/core/adapter';
 import { errors } from './errors.js';
 
 /** Where each correlation value goes in a log line; `false` leaves it out. */
@@ -58,30 +58,34 @@ export function resolveFieldNames(fields: CorrelationFieldNames | undefined, whe
 
 /**
  * The current request's (or job run's) correlation values under their configured names, or `undefined` outside
- * any scope. Allocates only the returned object; the chain fields are read only where a scope has them.
+ * any scope. Allocates only the returned object. Reads the scope object and the active span once each, where a
+ * requestContext.get per field looked up the frame each time and the span for each of the two trace fields
+ * (every log line pays this). The values are those requestContext.get reports: the active span's trace where a
+ * tracer reports one, the scope's own otherwise.
  */
 export function correlationFields(names: ResolvedFieldNames): Record<string, unknown> | undefined {
-  const requestId = requestContext.get('requestId');
-  const traceId = requestContext.get('traceId');
+  const scope = scopeObject(requestContext) as Partial<RequestStore> | undefined;
+  if (scope === undefined) {
+    // A line logged outside any scope: read through requestContext, so that @ambient/diagnostics, when on,
+    // reports the lost context at the log call.
+    requestContext.get('requestId');
+    return undefined;
+  }
+  const trace = activeTrace();
+  const requestId = scope.requestId;
+  const traceId = trace === undefined ? scope.traceId : trace.traceId;
   if (requestId === undefined && traceId === undefined) return undefined;
   const fields: Record<string, unknown> = {};
   if (names.requestId !== false && requestId !== undefined) fields[names.requestId] = requestId;
   if (names.traceId !== false && traceId !== undefined) fields[names.traceId] = traceId;
   if (names.spanId !== false) {
-    const spanId = requestContext.get('spanId');
+    const spanId = trace === undefined ? scope.spanId : trace.spanId;
     if (spanId !== undefined) fields[names.spanId] = spanId;
   }
-  if (names.causationId !== false) {
-    const causationId = requestContext.get('causationId');
-    if (causationId !== undefined) fields[names.causationId] = causationId;
+  if (names.causationId !== false && scope.causationId !== undefined) fields[names.causationId] = scope.causationId;
+  if (names.correlationId !== false && scope.correlationId !== undefined) {
+    fields[names.correlationId] = scope.correlationId;
   }
-  if (names.correlationId !== false) {
-    const correlationId = requestContext.get('correlationId');
-    if (correlationId !== undefined) fields[names.correlationId] = correlationId;
-  }
-  if (names.job !== false) {
-    const job = requestContext.get('job');
-    if (job !== undefined) fields[names.job] = job;
-  }
+  if (names.job !== false && scope.job !== undefined) fields[names.job] = scope.job;
   return fields;
 }

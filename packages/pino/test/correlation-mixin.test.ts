@@ -1,4 +1,5 @@
 import { AmbientError, contextCarrier, runJob } from '@ambient/core';
+import { setTraceSource } from '@ambient/core/adapter';
 import { correlationMixin, requestContext } from '@ambient/pino-context';
 import pino from 'pino';
 import pino9 from 'pino9';
@@ -52,6 +53,30 @@ describe.each([
         job: { name: 'send-mail', id: '17', system: 'bullmq', queue: 'mail', attempt: 2 },
       },
       { level: 30, msg: 'renamed', requestId: runId, cause: 'http-9', correlationId: 'chain-9' },
+    ]);
+  });
+
+  it("takes traceId and spanId from a tracer's active span, the scope's own where none, nothing outside a scope", () => {
+    const { stream, lines } = logSink();
+    const logger = createLogger({ mixin: correlationMixin() }, stream);
+    const span = { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) };
+    let active: typeof span | undefined = span;
+    setTraceSource(() => active);
+    try {
+      requestContext.run({ requestId: 'req-1', ...trace }, () => {
+        logger.info('in a span');
+        active = undefined;
+        logger.info('no span');
+        active = span;
+      });
+      logger.info('outside');
+    } finally {
+      setTraceSource(undefined);
+    }
+    expect(lines.map(({ msg, requestId, traceId, spanId }) => ({ msg, requestId, traceId, spanId }))).toEqual([
+      { msg: 'in a span', requestId: 'req-1', ...span },
+      { msg: 'no span', requestId: 'req-1', ...trace },
+      { msg: 'outside', requestId: undefined, traceId: undefined, spanId: undefined },
     ]);
   });
 
