@@ -64,7 +64,9 @@ export function resolveFieldNames(fields: CorrelationFieldNames | undefined, whe
  * tracer reports one, the scope's own otherwise.
  */
 export function correlationFields(names: ResolvedFieldNames): Record<string, unknown> | undefined {
-  const scope = scopeObject(requestContext) as Partial<RequestStore> | undefined;
+  // snapshot() where scopeObject has nothing: outside any scope (undefined too), or a requestContext made by an
+  // older copy of @ambient/core that cannot hand over its scope object.
+  const scope = (scopeObject(requestContext) ?? requestContext.snapshot()) as Partial<RequestStore> | undefined;
   if (scope === undefined) {
     // A line logged outside any scope: read through requestContext, so that @ambient/diagnostics, when on,
     // reports the lost context at the log call.

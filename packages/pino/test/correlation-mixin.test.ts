@@ -1,5 +1,5 @@
 import { AmbientError, contextCarrier, runJob } from '@ambient/core';
-import { setTraceSource } from '@ambient/core/adapter';
+import { setDiagnosticsProbe, setTraceSource } from '@ambient/core/adapter';
 import { correlationMixin, requestContext } from '@ambient/pino-context';
 import pino from 'pino';
 import pino9 from 'pino9';
@@ -78,6 +78,38 @@ describe.each([
       { msg: 'no span', requestId: 'req-1', ...trace },
       { msg: 'outside', requestId: undefined, traceId: undefined, spanId: undefined },
     ]);
+  });
+
+  it('reads a requestContext made by an older copy of core, which cannot hand over its scope object', () => {
+    const { stream, lines } = logSink();
+    const logger = createLogger({ mixin: correlationMixin() }, stream);
+    const kScopeObject = Symbol.for('@ambient/core.Context.scopeObject.v1');
+    Object.defineProperty(requestContext, kScopeObject, { value: undefined, configurable: true });
+    try {
+      requestContext.run({ requestId: 'req-old', ...trace }, () => logger.info('older copy'));
+    } finally {
+      delete (requestContext as unknown as Record<symbol, unknown>)[kScopeObject];
+    }
+    expect(lines[0]).toMatchObject({ msg: 'older copy', requestId: 'req-old', ...trace });
+  });
+
+  it('tells @ambient/diagnostics of a line logged outside any scope, and of none inside one', () => {
+    const { stream } = logSink();
+    const logger = createLogger({ mixin: correlationMixin() }, stream);
+    const missed: string[] = [];
+    setDiagnosticsProbe({
+      missedRead: (context) => missed.push(context),
+      requestOpened: () => undefined,
+      boundary: () => undefined,
+    });
+    try {
+      requestContext.run({ requestId: 'req-1' }, () => logger.info('inside'));
+      expect(missed).toEqual([]);
+      logger.info('outside');
+      expect(missed).toEqual(['requestContext']);
+    } finally {
+      setDiagnosticsProbe(undefined);
+    }
   });
 
   it('adds nothing outside a request, and shares no object between lines', () => {
