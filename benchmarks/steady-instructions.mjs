@@ -171,8 +171,10 @@ export function steadyRatio(reference, candidate) {
 }
 
 /**
- * Prints the verdict of the budget `text` (a ratio of at least `budget`) on `figure` (steadyRatio's); false only
- * when it is missed. A figure that cannot decide says so, and why; it is still missed if below the budget.
+ * Prints the verdict of the budget `text` (a ratio of at least `budget`) on `figure` (steadyRatio's); false when
+ * it is missed. A figure from a process V8 was still compiling in gives no verdict, and does not fail the run. One
+ * whose ranges overlap or that lies within `resolution` of the budget says it is not resolved, and still fails the
+ * run when below the budget.
  */
 export function steadyBudget(text, { ratio, overlap, calm }, budget) {
   const figure = `${text}: ${ratio.toFixed(3)}x${overlap ? ' (ranges overlap)' : ''}`;
