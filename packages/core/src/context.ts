@@ -40,7 +40,7 @@ const { storage, frameWith, runWithFrame, allocateSlot, diagnosticsProbe } = sha
 const kSlot = Symbol('ambient.Context.slot');
 const kHowToOpenAScope = Symbol('ambient.Context.howToOpenAScope');
 /**
- * runScopeFromRoot's method, under a registered symbol: a context made by another copy of this package (the ESM
+ * runNewScopeFromRoot's method, under a registered symbol: a context made by another copy of this package (the ESM
  * and CJS builds share one requestContext) has it under the same key.
  */
 const kRunFromRoot = Symbol.for('@ambient/core.Context.runFromRoot.v1');
@@ -140,15 +140,6 @@ export function createContext<S extends object>(options?: ContextOptions): Conte
   return new ScopedContext<S>(name);
 }
 
-/**
- * Runs `fn` in a new scope of `context` holding `values` and nothing else, in a frame where no other Variable
- * or Context holds a value: `runInRoot(() => context.run(values, fn))` with one frame entered instead of two.
- * Every job a worker takes opens one (runJob).
- */
-export function runScopeFromRoot<S extends object, R>(context: Context<S>, values: Partial<S>, fn: () => R): R {
-  return runFromRoot(context, values, fn, false);
-}
-
 declare const newScopeBrand: unique symbol;
 /** A scope's values built in place by newScope(): runNewScopeFromRoot opens the scope on this very object. */
 export type NewScope<S extends object> = Partial<S> & { readonly [newScopeBrand]: true };
@@ -162,17 +153,17 @@ export function newScope<S extends object>(): NewScope<S> {
   return Object.create(scopePrototype) as NewScope<S>;
 }
 
-/** runScopeFromRoot for values built by newScope(), which nobody else may hold: the scope is that object. */
+/**
+ * Runs `fn` in a new scope of `context` that is `scope` itself (built by newScope(), held by nobody else), in a
+ * frame where no other Variable or Context holds a value: `runInRoot(() => context.run(scope, fn))` with one frame
+ * entered instead of two and no copy. Every job a worker takes opens one (runJob).
+ */
 export function runNewScopeFromRoot<S extends object, R>(context: Context<S>, scope: NewScope<S>, fn: () => R): R {
-  return runFromRoot(context, scope, fn, true);
-}
-
-function runFromRoot<S extends object, R>(context: Context<S>, values: Partial<S>, fn: () => R, adopt: boolean): R {
   // Every ScopedContext has the method, this copy's or another's (one that predates `adopt` copies, as it must);
   // a context without it (an older copy's) gets the two-frame path.
   const own = (context as { [kRunFromRoot]?: (values: Partial<S>, fn: () => R, adopt: boolean) => R })[kRunFromRoot];
-  if (typeof own === 'function') return own.call(context, values, fn, adopt);
-  return runInRoot(() => context.run(values, fn));
+  if (typeof own === 'function') return own.call(context, scope, fn, true);
+  return runInRoot(() => context.run(scope, fn));
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   type RequestStore,
 } from '@ambient/core';
 import { readCarrier, runReadJob } from '@ambient/core/adapter';
-import { newScope, runNewScopeFromRoot, runScopeFromRoot, scopeObject, type Context } from '../src/context.js';
+import { newScope, runNewScopeFromRoot, scopeObject, type Context } from '../src/context.js';
 import { expectAmbientError } from './helpers/starting-states.js';
 
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -186,23 +186,28 @@ describe('runReadJob(job, fields, fn), for adapters that read the carrier themse
   });
 });
 
-describe('runScopeFromRoot(context, values, fn)', () => {
-  it('falls back to runInRoot(() => context.run(values, fn)) for a context made by an older copy', () => {
+describe('runNewScopeFromRoot(context, scope, fn)', () => {
+  it('falls back to runInRoot(() => context.run(scope, fn)) for a context made by an older copy', () => {
     // An older @ambient/core that created the shared requestContext first has no runFromRoot method.
     const older: Context<{ requestId: string }> = Object.create(requestContext, {
       [Symbol.for('@ambient/core.Context.runFromRoot.v1')]: { value: undefined },
     }) as Context<{ requestId: string }>;
+    const scope = newScope<{ requestId: string }>();
+    scope.requestId = 'job';
     const seen = worker.run('caller', () =>
       requestContext.run({ requestId: 'outer' }, () =>
-        runScopeFromRoot(older, { requestId: 'job' }, () => [worker.get(), requestContext.snapshot()]),
+        runNewScopeFromRoot(older, scope, () => [worker.get(), requestContext.snapshot()]),
       ),
     );
     expect(seen).toEqual([undefined, { requestId: 'job' }]);
   });
 
-  it("copies the values into a scope of its own, so that the caller's object stays the caller's", () => {
+  it("copies values its method is not asked to adopt, so that the caller's object stays the caller's", () => {
+    const runFromRoot = Symbol.for('@ambient/core.Context.runFromRoot.v1');
+    type Method = (values: object, fn: () => unknown) => unknown;
+    const method = (requestContext as unknown as Record<symbol, Method>)[runFromRoot]!.bind(requestContext);
     const values = { requestId: 'job' };
-    runScopeFromRoot(requestContext, values, () => requestContext.set('requestId', 'changed'));
+    method(values, () => requestContext.set('requestId', 'changed'));
     expect(values).toEqual({ requestId: 'job' });
   });
 
