@@ -137,7 +137,7 @@ export async function steadyInstructions(serverFile, argsOf, variants, path) {
 }
 
 /** Instructions per request of each process of a variant. */
-export function perRequest(figures) {
+function perRequest(figures) {
   return figures.map((figure) => figure.perRequest);
 }
 

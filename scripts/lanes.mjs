@@ -29,7 +29,7 @@ export function run(command, args, options = {}) {
 }
 
 /** What inLanes rejects a task with when an earlier one failed under `stopAfterFailure`. */
-export const notStarted = new Error('not started: an earlier task failed');
+const notStarted = new Error('not started: an earlier task failed');
 
 /**
  * Starts each of `tasks` (functions that return a promise) as soon as one of `concurrency` lanes is free, in the

@@ -2,10 +2,8 @@
 // 26), counted in machine instructions the load runs' real server (server.mjs, apps.mjs) executes per request
 // once V8 has stopped compiling. The method, and why it is this one: steady-instructions.mjs.
 import { fileURLToPath } from 'node:url';
-import { median } from '../harness.mjs';
 import {
   canCountInstructions,
-  perRequest,
   printSteadyRow,
   steadyBudget,
   steadyInstructions,
@@ -32,7 +30,7 @@ export async function runInstructions() {
       printSteadyRow(`${framework} ${labels[variant]}`, figures[variant], figures.als, "the hand-written middleware's");
     }
     const rps = steadyRatio(figures.als, figures.ambient);
-    const echoed = median(perRequest(figures['als-echo'])) / median(perRequest(figures.ambient));
+    const echoed = steadyRatio(figures['als-echo'], figures.ambient).ratio;
     const text =
       `${framework}, Ambient's req/s as instructions allow, over the hand-written middleware's` +
       ` (over the one that echoes its id too: ${echoed.toFixed(3)}x)`;
