@@ -43,6 +43,6 @@ export {
   type CapturedContext,
 } from './channel-context.js';
 export { diagnosticsProbe, setDiagnosticsProbe, type DiagnosticsProbe } from './storage.js';
-export { peekContext, scopeObject } from './context.js';
+export { newScope, peekContext, runNewScope, scopeObject, type NewScope } from './context.js';
 export { loadedCopies, type CoreCopy } from './copies.js';
 export { version as coreVersion } from './version.js';

@@ -1,4 +1,5 @@
-import { createContext, requestContext, type Context } from '@ambient/core';
+import { createContext, requestContext, Variable, type Context } from '@ambient/core';
+import { newScope, runNewScope, scopeObject, type NewScope } from '../src/context.js';
 import { delay, expectAmbientError, itFromEveryState } from './helpers/starting-states.js';
 
 interface Store {
@@ -185,5 +186,61 @@ describe('requestContext', () => {
   it('is inactive outside any request, and set throws with a code', () => {
     expect(requestContext.active).toBe(false);
     expectAmbientError(() => requestContext.set('requestId', 'x'), 'ERR_AMBIENT_NO_SCOPE');
+  });
+});
+
+describe('runNewScope(context, scope, fn)', () => {
+  const tenant = new Variable<string>({ name: 'tenant' });
+  // scoped with this file's Store: its scopes here hold a `user` as well.
+  const scoped = requestContext as unknown as Context<Store>;
+
+  it('opens the scope on a newScope() itself outside any scope, keeping every other value of the frame', () => {
+    const scope = newScope<Store>();
+    scope.requestId = 'request';
+    const [opened, tenantInside, values] = tenant.run('acme', () =>
+      runNewScope(scoped, scope, () => [scopeObject(scoped), tenant.get(), scoped.snapshot()]),
+    );
+    expect(opened).toBe(scope);
+    expect([tenantInside, values]).toEqual(['acme', { requestId: 'request' }]);
+    expect(scoped.active).toBe(false);
+  });
+
+  it("inside an outer scope, copies the outer scope's values and then its own, as run() does", () => {
+    const scope = newScope<Store>();
+    scope.requestId = 'inner';
+    const outer = { requestId: 'outer', user: 'ada' };
+    const [opened, values, outerAfter] = scoped.run(outer, () => {
+      const seen = runNewScope(scoped, scope, () => {
+        scoped.set('user', 'changed inside');
+        return [scopeObject(scoped), scoped.snapshot()];
+      });
+      return [...seen, scoped.snapshot()];
+    });
+    expect(opened).not.toBe(scope);
+    expect(values).toEqual({ requestId: 'inner', user: 'changed inside' });
+    expect(outerAfter).toEqual(outer);
+    expect(scope).toEqual({ requestId: 'inner' });
+  });
+
+  it('copies an object that newScope() did not make, so that the caller keeps its own', () => {
+    const plain = { requestId: 'plain' } as NewScope<Store>;
+    const opened = runNewScope(scoped, plain, () => {
+      scoped.set('user', 'changed');
+      return scopeObject(scoped);
+    });
+    expect(opened).not.toBe(plain);
+    expect(plain).toEqual({ requestId: 'plain' });
+  });
+
+  it('gives a context made by an older copy, which has no such method, to its run()', () => {
+    const older: Context<Store> = Object.create(requestContext, {
+      [Symbol.for('@ambient/core.Context.runNewScope.v1')]: { value: undefined },
+    }) as Context<Store>;
+    const scope = newScope<Store>();
+    scope.requestId = 'inner';
+    const seen = scoped.run({ requestId: 'outer', user: 'ada' }, () =>
+      runNewScope(older, scope, () => [scopeObject(scoped) === scope, scoped.snapshot()]),
+    );
+    expect(seen).toEqual([false, { requestId: 'inner', user: 'ada' }]);
   });
 });

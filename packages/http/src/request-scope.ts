@@ -1,6 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bindEmitter, parseTraceParent, requestContext, type RequestStore } from '@ambient/core';
-import { carrierKeys, diagnosticsProbe, isValidTraceState, type DiagnosticsProbe } from '@ambient/core/adapter';
+import {
+  carrierKeys,
+  diagnosticsProbe,
+  isValidTraceState,
+  newScope,
+  runNewScope,
+  type DiagnosticsProbe,
+  type NewScope,
+} from '@ambient/core/adapter';
 import type { RequestPolicy } from './options.js';
 import { runWithOutgoingPolicy } from './propagation.js';
 
@@ -19,9 +27,14 @@ function validOrNew(incoming: string | undefined, policy: RequestPolicy): string
 
 /**
  * The values a request's scope starts with: its request id (incoming and valid, or new), the correlation id of
- * the chain it belongs to (`x-correlation-id`, by the same rule as request ids), and its trace.
+ * the chain it belongs to (`x-correlation-id`, by the same rule as request ids), and its trace. Built in the
+ * object that becomes the scope (newScope), so that opening it copies nothing.
  */
-function requestValues(req: IncomingMessage, policy: RequestPolicy, requestId?: string): RequestStore {
+function requestValues(
+  req: IncomingMessage,
+  policy: RequestPolicy,
+  requestId?: string,
+): NewScope<RequestStore> & { requestId: string } {
   // With an id already chosen (fastify's), only the correlation id and the trace are looked for.
   const incoming = readIncoming(
     req.rawHeaders,
@@ -29,7 +42,8 @@ function requestValues(req: IncomingMessage, policy: RequestPolicy, requestId?: 
     policy.correlation,
     policy.traceContext,
   );
-  const values: RequestStore = { requestId: requestId ?? validOrNew(incoming.requestId, policy) };
+  const values = newScope<RequestStore>() as NewScope<RequestStore> & { requestId: string };
+  values.requestId = requestId ?? validOrNew(incoming.requestId, policy);
   if (incoming.correlationId !== undefined && policy.validate(incoming.correlationId)) {
     values.correlationId = incoming.correlationId;
   }
@@ -87,16 +101,16 @@ function readIncoming(
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!;
     const length = name.length;
-    if (idHeader !== undefined && length === idHeader.length && name.toLowerCase() === idHeader) {
+    if (idHeader !== undefined && length === idHeader.length && isHeader(name, idHeader)) {
       requestId = rawHeaders[i + 1];
       idCount++;
-    } else if (wantCorrelation && length === 16 && name.toLowerCase() === correlationHeader) {
+    } else if (wantCorrelation && length === 16 && isHeader(name, correlationHeader)) {
       correlationId = rawHeaders[i + 1];
       correlationCount++;
-    } else if (wantTrace && length === 11 && name.toLowerCase() === 'traceparent') {
+    } else if (wantTrace && length === 11 && isHeader(name, 'traceparent')) {
       traceparent = rawHeaders[i + 1];
       traceCount++;
-    } else if (wantTrace && length === 10 && name.toLowerCase() === 'tracestate') {
+    } else if (wantTrace && length === 10 && isHeader(name, 'tracestate')) {
       tracestate = rawHeaders[i + 1];
       stateCount++;
     }
@@ -109,6 +123,19 @@ function readIncoming(
     traceparent: traceCount === 1 ? traceparent : undefined,
     tracestate: stateCount === 1 ? tracestate : undefined,
   };
+}
+
+/**
+ * Is the raw header name `name` the lowercase name `lower` of the same length? The first letters are compared
+ * before the whole name is lowercased (a new string): nearly every request sends `Connection`, as long as
+ * `tracestate`, and about 170 instructions a request went into lowercasing it (Node 26.10).
+ */
+function isHeader(name: string, lower: string): boolean {
+  const first = name.charCodeAt(0);
+  const wanted = lower.charCodeAt(0);
+  // An ASCII capital is its lowercase letter less 32; anything else that lowercases is not a token character.
+  if (first !== wanted && first + 32 !== wanted) return false;
+  return name.toLowerCase() === lower;
 }
 
 /** How an adapter's framework wants the scope opened; every field is optional. */
@@ -155,8 +182,8 @@ export function runInRequestScope<R>(
   // @ambient/diagnostics, when on, follows the request from inside its scope until `res` closes.
   const probe = diagnosticsProbe();
   const run = probe === undefined ? fn : followed(probe, req, res, values.requestId, fn);
-  if (policy.propagation === undefined) return requestContext.run(values, run);
-  return runWithOutgoingPolicy(policy.propagation, () => requestContext.run(values, run));
+  if (policy.propagation === undefined) return runNewScope(requestContext, values, run);
+  return runWithOutgoingPolicy(policy.propagation, () => runNewScope(requestContext, values, run));
 }
 
 /**

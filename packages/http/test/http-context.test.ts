@@ -30,6 +30,44 @@ describe('httpContext request-id policy', () => {
     });
   });
 
+  it('reads the headers it knows whatever their case, and no other header of the same length', async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const parentId = '00f067aa0ba902b7';
+    await withServer(answerId, undefined, async (port) => {
+      const capitalized = await send(port, {
+        path: '/',
+        headers: {
+          'X-REQUEST-ID': 'upper-id',
+          'X-Correlation-Id': 'chain-1',
+          TraceParent: `00-${traceId}-${parentId}-01`,
+          Tracestate: 'vendor=abc',
+          Connection: 'keep-alive',
+        },
+      });
+      expect(capitalized.json).toEqual({
+        requestId: 'upper-id',
+        correlationId: 'chain-1',
+        traceId,
+        spanId: parentId,
+        traceFlags: '01',
+        traceState: 'vendor=abc',
+      });
+      // As long as x-request-id, x-correlation-id, traceparent and tracestate, with their first letter or not.
+      const lookalikes = await send(port, {
+        path: '/',
+        headers: {
+          'X-Request-Ix': 'not-the-id',
+          'y-request-id': 'not-the-id-either',
+          'X-Correlation-Ix': 'not-the-chain',
+          Traceparens: `00-${traceId}-${parentId}-01`,
+          Uracestate: 'vendor=abc',
+        },
+      });
+      expect(Object.keys(lookalikes.json as object)).toEqual(['requestId']);
+      expect((lookalikes.json as { requestId: string }).requestId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
+    });
+  });
+
   it('reads and echoes a custom header, echoes under another name, or not at all', async () => {
     await withServer(answerId, { requestIdHeader: 'X-Correlation-Id' }, async (port) => {
       const response = await send(port, { path: '/', headers: { 'x-correlation-id': 'corr-1' } });
