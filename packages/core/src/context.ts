@@ -100,7 +100,14 @@ export class ScopedContext<S extends object> implements Context<S> {
    */
   [kRunNewScope]<R>(values: Partial<S>, fn: () => R): R {
     const frame = storage.getStore();
-    if (frame?.[this[kSlot]] !== undefined || Object.getPrototypeOf(values) !== scopePrototype) {
+    // Anything run() would reject goes to run(), for its typed errors.
+    if (
+      frame?.[this[kSlot]] !== undefined ||
+      typeof values !== 'object' ||
+      values === null ||
+      typeof fn !== 'function' ||
+      Object.getPrototypeOf(values) !== scopePrototype
+    ) {
       return this.run(values, fn);
     }
     return runWithFrame(frameWith(frame, this[kSlot], values), fn);
@@ -156,13 +163,15 @@ export function createContext<S extends object>(options?: ContextOptions): Conte
 }
 
 declare const newScopeBrand: unique symbol;
-/** A scope's values built in place by newScope(): runNewScopeFromRoot opens the scope on this very object. */
+/** A scope's values built in place by newScope(): runNewScope and runNewScopeFromRoot open the scope on it. */
 export type NewScope<S extends object> = Partial<S> & { readonly [newScopeBrand]: true };
 
 /**
  * An empty object to fill with a new scope's values, of the shape every scope of this copy has (see
- * scopePrototype), for runNewScopeFromRoot: for the code that opens a scope per job, where copying the values
- * into the scope (Object.assign of seven or eight fields) was a visible share of Ambient's work a job.
+ * scopePrototype), for runNewScope and runNewScopeFromRoot: for the code that opens a scope per request or per
+ * job, where copying the values into the scope (Object.assign of one to eight fields) was a visible share of
+ * Ambient's own work. The brand is in the type only: the methods adopt any object of this shape, so none but a
+ * fresh newScope() may be handed to them (a scopeObject() would be shared with the scope it came from).
  */
 export function newScope<S extends object>(): NewScope<S> {
   return Object.create(scopePrototype) as NewScope<S>;

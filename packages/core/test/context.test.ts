@@ -191,56 +191,79 @@ describe('requestContext', () => {
 
 describe('runNewScope(context, scope, fn)', () => {
   const tenant = new Variable<string>({ name: 'tenant' });
-  // scoped with this file's Store: its scopes here hold a `user` as well.
-  const scoped = requestContext as unknown as Context<Store>;
+  let context: Context<Store>;
+  beforeEach(() => {
+    context = createContext<Store>({ name: 'runNewScopeContext' });
+  });
 
-  it('opens the scope on a newScope() itself outside any scope, keeping every other value of the frame', () => {
+  itFromEveryState('opens the scope on a newScope() itself, keeping every other value of the frame', () => {
     const scope = newScope<Store>();
     scope.requestId = 'request';
     const [opened, tenantInside, values] = tenant.run('acme', () =>
-      runNewScope(scoped, scope, () => [scopeObject(scoped), tenant.get(), scoped.snapshot()]),
+      runNewScope(context, scope, () => [scopeObject(context), tenant.get(), context.snapshot()]),
     );
     expect(opened).toBe(scope);
     expect([tenantInside, values]).toEqual(['acme', { requestId: 'request' }]);
-    expect(scoped.active).toBe(false);
+    expect(context.active).toBe(false);
   });
 
-  it("inside an outer scope, copies the outer scope's values and then its own, as run() does", () => {
+  itFromEveryState("inside an outer scope, copies the outer scope's values and then its own, as run() does", () => {
     const scope = newScope<Store>();
     scope.requestId = 'inner';
     const outer = { requestId: 'outer', user: 'ada' };
-    const [opened, values, outerAfter] = scoped.run(outer, () => {
-      const seen = runNewScope(scoped, scope, () => {
-        scoped.set('user', 'changed inside');
-        return [scopeObject(scoped), scoped.snapshot()];
+    const [opened, inner, outerAfter] = context.run(outer, () => {
+      const [openedInside, values] = runNewScope(context, scope, () => {
+        context.set('user', 'changed inside');
+        return [scopeObject(context), context.snapshot()];
       });
-      return [...seen, scoped.snapshot()];
+      return [openedInside, values, context.snapshot()];
     });
     expect(opened).not.toBe(scope);
-    expect(values).toEqual({ requestId: 'inner', user: 'changed inside' });
+    expect(inner).toEqual({ requestId: 'inner', user: 'changed inside' });
     expect(outerAfter).toEqual(outer);
     expect(scope).toEqual({ requestId: 'inner' });
   });
 
   it('copies an object that newScope() did not make, so that the caller keeps its own', () => {
     const plain = { requestId: 'plain' } as NewScope<Store>;
-    const opened = runNewScope(scoped, plain, () => {
-      scoped.set('user', 'changed');
-      return scopeObject(scoped);
+    const opened = runNewScope(context, plain, () => {
+      context.set('user', 'changed');
+      return scopeObject(context);
     });
     expect(opened).not.toBe(plain);
     expect(plain).toEqual({ requestId: 'plain' });
   });
 
-  it('gives a context made by an older copy, which has no such method, to its run()', () => {
-    const older: Context<Store> = Object.create(requestContext, {
+  it("rejects what run() rejects, with run()'s typed errors", () => {
+    expectAmbientError(
+      () => runNewScope(context, null as unknown as NewScope<Store>, () => undefined),
+      'ERR_AMBIENT_INVALID_ARGUMENT',
+    );
+    expectAmbientError(
+      () => runNewScope(context, newScope<Store>(), 'not a function' as unknown as () => unknown),
+      'ERR_AMBIENT_INVALID_ARGUMENT',
+    );
+    expect(context.active).toBe(false);
+  });
+
+  it("gives a context made by an older copy, which has no such method, to that context's run()", () => {
+    // An older @ambient/core that created the shared context first: its run() copies, in or out of a scope.
+    const older: Context<Store> = Object.create(context, {
       [Symbol.for('@ambient/core.Context.runNewScope.v1')]: { value: undefined },
     }) as Context<Store>;
-    const scope = newScope<Store>();
-    scope.requestId = 'inner';
-    const seen = scoped.run({ requestId: 'outer', user: 'ada' }, () =>
-      runNewScope(older, scope, () => [scopeObject(scoped) === scope, scoped.snapshot()]),
+    const outside = newScope<Store>();
+    outside.requestId = 'outside';
+    const openedOutside = runNewScope(older, outside, () => {
+      context.set('user', 'set inside');
+      return scopeObject(context);
+    });
+    expect(openedOutside).not.toBe(outside);
+    expect(outside).toEqual({ requestId: 'outside' });
+    const inside = newScope<Store>();
+    inside.requestId = 'inner';
+    const inherited = context.run({ requestId: 'outer', user: 'ada' }, () =>
+      runNewScope(older, inside, () => context.snapshot()),
     );
-    expect(seen).toEqual([false, { requestId: 'inner', user: 'ada' }]);
+    expect(inherited).toEqual({ requestId: 'inner', user: 'ada' });
   });
 });
