@@ -22,6 +22,7 @@ const uuidv7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 
 for (const amqplib of ['amqplib', 'amqplib010']) {
+  // `skip` (above): set only where RabbitMQ is not reachable on 127.0.0.1; under CI=true serviceSkip throws.
   test(`${amqplib}: request -> message -> consumer process`, { skip, timeout: 120_000 }, async (t) => {
     const amqp = require(amqplib);
     const { publishOptions, requestContext } = require('@ambient/amqp-context');

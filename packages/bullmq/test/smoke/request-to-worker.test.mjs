@@ -15,6 +15,7 @@ const skip = await serviceSkip('redis');
 const uuidv7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 
+// `skip` (above): set only where Redis is not reachable on 127.0.0.1; under CI=true serviceSkip throws.
 test('request -> job -> job across processes, ids only', { skip, timeout: 120_000 }, async (t) => {
   const { FlowProducer, Queue } = require('bullmq');
   const { bullmqTelemetry } = require('@ambient/bullmq-context');

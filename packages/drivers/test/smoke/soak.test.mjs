@@ -59,6 +59,7 @@ function get(agent, port, id) {
 
 const title = `${requests} requests at concurrency ${concurrency} on pg, mysql2 and ioredis`;
 
+// `skip` (above): set only where PostgreSQL, MariaDB or Redis is not reachable; under CI=true serviceSkip throws.
 test(`${title}, ${guarded ? 'guarded' : 'NOT guarded'}`, { skip, timeout: 15 * 60_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'ambient-drivers-soak-'));
   const logFile = join(dir, 'soak.log');
