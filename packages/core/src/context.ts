@@ -81,14 +81,12 @@ export class ScopedContext<S extends object> implements Context<S> {
   }
 
   /**
-   * `adopt`: `values` came from newScope() and nobody else holds it, so it becomes the scope uncopied. Only an
-   * object of this copy's scope shape is adopted: the method is reachable under a registered symbol, and
-   * anything else (a plain object with Object.prototype above it, another copy's newScope) is copied, as it
-   * always was.
+   * `adopt`: `values` came from newScope() and nobody else holds it, so it becomes the scope uncopied, if it is
+   * of this copy's scope shape (hasScopeShape).
    */
   [kRunFromRoot]<R>(values: Partial<S>, fn: () => R, adopt?: boolean): R {
     const scope: Partial<S> =
-      adopt === true && Object.getPrototypeOf(values) === scopePrototype
+      adopt === true && hasScopeShape(values)
         ? values
         : Object.assign(Object.create(scopePrototype) as Partial<S>, values);
     return runWithFrame(frameWith(undefined, this[kSlot], scope), fn);
@@ -106,7 +104,7 @@ export class ScopedContext<S extends object> implements Context<S> {
       typeof values !== 'object' ||
       values === null ||
       typeof fn !== 'function' ||
-      Object.getPrototypeOf(values) !== scopePrototype
+      !hasScopeShape(values)
     ) {
       return this.run(values, fn);
     }
@@ -160,6 +158,15 @@ export function createContext<S extends object>(options?: ContextOptions): Conte
     where: 'createContext(options)',
   });
   return new ScopedContext<S>(name);
+}
+
+/**
+ * May `values`, handed over to be adopted, become a scope as it is? Only an object of this copy's scope shape
+ * (newScope()'s): the adopting methods are reachable under registered symbols, and anything else (a plain object
+ * with Object.prototype above it, another copy's newScope) is copied, as run() copies.
+ */
+function hasScopeShape(values: object): boolean {
+  return Object.getPrototypeOf(values) === scopePrototype;
 }
 
 declare const newScopeBrand: unique symbol;
