@@ -13,7 +13,10 @@ export interface ConsumeHandlerOptions {
   queue?: string;
   /** The run's `job.name`; default: the message's routing key, else the queue. */
   name?: string;
-  /** Start a trace of its own with a link to the publisher's, instead of continuing it (fan-out consumers). */
+  /**
+   * Do not continue the publisher's trace (fan-out consumers): the run gets none of its trace ids, only its
+   * causation and correlation ids. consumeHandler starts no span, so no OpenTelemetry link is made either.
+   */
   link?: boolean;
   /** Makes each run's request id; default: a time-ordered UUIDv7. */
   generateRequestId?: () => string;

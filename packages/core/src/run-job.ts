@@ -18,8 +18,10 @@ export interface JobRun {
    */
   carrier?: unknown;
   /**
-   * Start a new trace and only link to the producer's, instead of continuing it: for fan-out, repeating and
-   * scheduled jobs, whose runs would otherwise make one endless trace (taskforcesh/bullmq#2942).
+   * Do not continue the producer's trace: the run gets none of its trace ids, so that fan-out, repeating and
+   * scheduled jobs do not make one endless trace (taskforcesh/bullmq#2942). The run's causation and correlation
+   * ids still name the producer. runJob starts no span, so it makes no OpenTelemetry link: a binding that
+   * starts the run's span (bullmqTelemetry) links that span to the producer's.
    */
   link?: boolean;
   /** Which system runs it (`bullmq`, `amqp`, `schedule`), the queue, and the attempt (1 for the first run). */
