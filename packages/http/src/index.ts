@@ -1,4 +1,5 @@
 export { httpContext } from './http-context.js';
+export { outgoingPropagation, type OutgoingPropagation } from './propagation.js';
 export type { HttpContextOptions, PropagationOptions, RequestContextOptions } from './options.js';
 // The id and trace-context rules live in @ambient/core, where every transport (HTTP, queues) shares them.
 export {

@@ -126,11 +126,27 @@ export function createRequestPolicy(
   };
 }
 
-function createOutgoingPolicy(options: PropagationOptions, where: string, fallbackHeader: string): OutgoingPolicy {
+/**
+ * The policy of outgoingPropagation(options), for calls made inside any scope that no server's `propagation`
+ * covers (a job's run, a scheduled tick): the same options, checked the same way, eagerly.
+ */
+export function createProcessOutgoingPolicy(options: unknown, where: string): OutgoingPolicy {
+  if (typeof options !== 'object' || options === null) {
+    throw errors.invalidArgument(where, 'an object with allowedOrigins', options);
+  }
+  return createOutgoingPolicy(options as PropagationOptions, where, defaultHeader, undefined);
+}
+
+function createOutgoingPolicy(
+  options: PropagationOptions,
+  where: string,
+  fallbackHeader: string,
+  path: string | undefined = 'propagation',
+): OutgoingPolicy {
   const { allowedOrigins, requestIdHeader = fallbackHeader } = readOptions(options, propagationOptions, {
     where,
     errors,
-    path: 'propagation',
+    ...(path === undefined ? {} : { path }),
   });
   if (typeof allowedOrigins === 'function') {
     return { isAllowed: allowedOrigins, requestIdHeader: requestIdHeader.toLowerCase() };
@@ -138,7 +154,7 @@ function createOutgoingPolicy(options: PropagationOptions, where: string, fallba
   if (allowedOrigins === undefined) {
     throw errors.invalidOption(
       where,
-      'propagation.allowedOrigins',
+      path === undefined ? 'allowedOrigins' : `${path}.allowedOrigins`,
       propagationOptions.allowedOrigins.expected,
       allowedOrigins,
     );

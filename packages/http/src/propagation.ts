@@ -6,7 +6,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { Duplex } from 'node:stream';
 import { contextCarrier, requestContext, Variable } from '@ambient/core';
 import { carrierKeys } from '@ambient/core/adapter';
-import type { OutgoingPolicy } from './options.js';
+import { createProcessOutgoingPolicy, type OutgoingPolicy, type PropagationOptions } from './options.js';
 
 /** The propagation policy of the server whose request is being handled, if it opted in. */
 const outgoingPolicy = new Variable<OutgoingPolicy>({ name: '@ambient/http-context outgoing policy' });
@@ -16,12 +16,42 @@ export function runWithOutgoingPolicy<R>(policy: OutgoingPolicy, fn: () => R): R
   return outgoingPolicy.run(policy, fn);
 }
 
+/** outgoingPropagation's policy: for scopes no server's policy covers. */
+let processPolicy: OutgoingPolicy | undefined;
+
+/** What outgoingPropagation returns. */
+export interface OutgoingPropagation {
+  /** Stops propagating from scopes no server's policy covers (if this is still the policy in force). */
+  dispose(): void;
+}
+
+/**
+ * Outgoing propagation for the whole process, wherever a requestContext scope is open and no server's own
+ * `propagation` option covers it: a job's run (runJob, bullmqTelemetry, consumeHandler), a scheduled tick, or
+ * a request of a server that set none. Without it, only requests of a server that set `propagation` propagate, so a chain
+ * request -> job -> HTTP call lost its correlation at the worker. The same options as the server's
+ * `propagation` (an allow-list of origins, checked now; `requestIdHeader`, default `x-request-id`). A later
+ * call replaces the policy.
+ *
+ *     outgoingPropagation({ allowedOrigins: ['http://billing.internal:8080'] }); // once, in the worker
+ */
+export function outgoingPropagation(options: PropagationOptions): OutgoingPropagation {
+  const policy = createProcessOutgoingPolicy(options, 'outgoingPropagation(options)');
+  installOnce();
+  processPolicy = policy;
+  return {
+    dispose() {
+      if (processPolicy === policy) processPolicy = undefined;
+    },
+  };
+}
+
 /**
  * The headers an outgoing request to `origin` should carry from the current request, if any: the same carrier
  * a job gets (contextCarrier), with the request id under the policy's header name.
  */
 function headersFor(origin: string): Array<[string, string]> | undefined {
-  const policy = outgoingPolicy.get();
+  const policy = outgoingPolicy.get() ?? processPolicy;
   if (policy === undefined || !requestContext.active || !policy.isAllowed(origin)) return undefined;
   const headers: Array<[string, string]> = [];
   for (const [name, value] of Object.entries(contextCarrier())) {

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { send } from '@ambient/conformance';
-import { httpContext, requestContext, type HttpContextOptions } from '@ambient/http-context';
+import { runJob } from '@ambient/core';
+import { httpContext, outgoingPropagation, requestContext, type HttpContextOptions } from '@ambient/http-context';
 import { close, listen } from './helpers/server.js';
 
 /**
@@ -132,5 +133,88 @@ describe.each(Object.keys(callers))('outgoing propagation with %s', (name) => {
     lastSeenByB = undefined;
     await caller(`http://127.0.0.1:${portB}/`);
     expect(seenByB()?.headers).toEqual({ id: undefined, correlation: undefined, traceparent: undefined });
+  });
+});
+
+describe.each(Object.keys(callers))('outgoingPropagation(options): calls made in a job run, with %s', (name) => {
+  const caller = callers[name]!;
+  const b = () => `http://127.0.0.1:${portB}/`;
+  const carrier = {
+    'x-request-id': 'request-that-enqueued',
+    'x-correlation-id': 'chain-9',
+    traceparent: `00-${traceId}-${spanId}-01`,
+  };
+  const headersNone = { id: undefined, correlation: undefined, traceparent: undefined };
+
+  /** A job's run calls B; what the run itself saw is returned beside what reached B. */
+  async function callFromJob(): Promise<{ run: Record<string, unknown> | undefined; atB: unknown }> {
+    lastSeenByB = undefined;
+    const run = await runJob({ name: 'sync', carrier }, async () => {
+      await caller(b());
+      return requestContext.snapshot();
+    });
+    return { run, atB: seenByB()?.headers };
+  }
+
+  it("carries the run's own id, the chain's correlation id and the trace to an allowed origin", async () => {
+    const propagation = outgoingPropagation({ allowedOrigins: [`http://127.0.0.1:${portB}`] });
+    try {
+      const { run, atB } = await callFromJob();
+      // B's causation is this run, not the request that enqueued it; the chain and the trace go on.
+      expect(run?.['causationId']).toBe('request-that-enqueued');
+      expect(atB).toEqual({
+        id: run?.['requestId'],
+        correlation: 'chain-9',
+        traceparent: expect.stringMatching(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`)) as unknown,
+      });
+    } finally {
+      propagation.dispose();
+    }
+  });
+
+  it('sends nothing without it, to an origin off its list, after dispose(), or outside any scope', async () => {
+    expect((await callFromJob()).atB).toEqual(headersNone);
+    const elsewhere = outgoingPropagation({ allowedOrigins: ['http://127.0.0.1:1'] });
+    expect((await callFromJob()).atB).toEqual(headersNone);
+    elsewhere.dispose();
+    const disposed = outgoingPropagation({ allowedOrigins: () => true });
+    disposed.dispose();
+    expect((await callFromJob()).atB).toEqual(headersNone);
+    const everywhere = outgoingPropagation({ allowedOrigins: () => true });
+    try {
+      lastSeenByB = undefined;
+      await caller(b());
+      expect(seenByB()?.headers).toEqual(headersNone);
+    } finally {
+      everywhere.dispose();
+    }
+  });
+
+  it("leaves a server's requests to the server's own policy", async () => {
+    const everywhere = outgoingPropagation({ allowedOrigins: () => true });
+    try {
+      // A's server allows only another origin: its request sends nothing to B, whatever the process allows.
+      await callThroughA({ propagation: { allowedOrigins: ['http://127.0.0.1:1'] } }, caller, b());
+      expect(seenByB()?.headers).toEqual(headersNone);
+    } finally {
+      everywhere.dispose();
+    }
+  });
+});
+
+describe('outgoingPropagation(options): bad options', () => {
+  it('throws typed errors at the call, never at the first request', () => {
+    expect(() => outgoingPropagation(undefined as never)).toThrow(
+      expect.objectContaining({ code: 'ERR_AMBIENT_HTTP_INVALID_ARGUMENT' }) as Error,
+    );
+    expect(() => outgoingPropagation({} as unknown as Parameters<typeof outgoingPropagation>[0])).toThrow(
+      expect.objectContaining({ code: 'ERR_AMBIENT_HTTP_INVALID_OPTION' }) as Error,
+    );
+    expect(() => outgoingPropagation({ allowedOrigins: ['not an origin'] })).toThrow(
+      expect.objectContaining({ code: 'ERR_AMBIENT_HTTP_INVALID_OPTION' }) as Error,
+    );
+    expect(() => outgoingPropagation({ allowedOrigins: [], requestIdHeader: 'bad header' })).toThrow(
+      expect.objectContaining({ code: 'ERR_AMBIENT_HTTP_INVALID_OPTION' }) as Error,
+    );
   });
 });

@@ -3,7 +3,9 @@ import { Socket } from 'node:net';
 import { expect, test } from 'tstyche';
 import {
   httpContext,
+  outgoingPropagation,
   parseTraceParent,
+  type OutgoingPropagation,
   requestContext,
   type HttpContextErrorCode,
   type HttpContextOptions,
@@ -41,6 +43,13 @@ test('options are typed, and misspelled or mistyped ones do not compile', () => 
   expect(httpContext).type.not.toBeCallableWith(listener, { generateRequestId: () => 42 });
   expect(httpContext).type.not.toBeCallableWith(listener, { propagation: { allowedOrigins: [8080] } });
   expect(httpContext).type.not.toBeCallableWith(listener, { propagation: {} });
+});
+
+test('outgoingPropagation takes the propagation options and gives a disposer', () => {
+  expect(outgoingPropagation({ allowedOrigins: ['http://127.0.0.1:8080'] })).type.toBe<OutgoingPropagation>();
+  expect(outgoingPropagation).type.toBeCallableWith({ allowedOrigins: () => true, requestIdHeader: 'x-id' });
+  expect(outgoingPropagation).type.not.toBeCallableWith({});
+  expect(outgoingPropagation).type.not.toBeCallableWith({ allowedOrigins: [8080] });
 });
 
 test('the request store gains traceFlags; adapters get the policy and scope helpers', () => {
