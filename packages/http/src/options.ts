@@ -11,7 +11,10 @@ export interface PropagationOptions {
    * Nothing else does: internal ids never reach third parties by default.
    */
   allowedOrigins: ReadonlyArray<string | URL> | ((origin: string) => boolean);
-  /** The outgoing header for the request id; default: the incoming request-id header, or `x-request-id`. */
+  /**
+   * The outgoing header for the request id; default: the server's incoming request-id header, or `x-request-id`
+   * (always `x-request-id` for outgoingPropagation).
+   */
   requestIdHeader?: string;
 }
 
@@ -122,7 +125,7 @@ export function createRequestPolicy(
     propagation:
       given.propagation === undefined
         ? undefined
-        : createOutgoingPolicy(given.propagation, where, incomingHeader ?? defaultHeader),
+        : createOutgoingPolicy(given.propagation, where, incomingHeader ?? defaultHeader, 'propagation'),
   };
 }
 
@@ -131,9 +134,12 @@ export function createRequestPolicy(
  * covers (a job's run, a scheduled tick): the same options, checked the same way, eagerly.
  */
 export function createProcessOutgoingPolicy(options: unknown, where: string): OutgoingPolicy {
-  if (typeof options !== 'object' || options === null) {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw errors.invalidArgument(where, 'an object with allowedOrigins', options);
   }
+  // As createRequestPolicy does: a worker may have no server, and fetch's first use would otherwise load undici
+  // inside the first job's run, keeping that run's store on async_hooks.
+  loadLazyGlobalsOutsideAnyScope();
   return createOutgoingPolicy(options as PropagationOptions, where, defaultHeader, undefined);
 }
 
@@ -141,7 +147,7 @@ function createOutgoingPolicy(
   options: PropagationOptions,
   where: string,
   fallbackHeader: string,
-  path: string | undefined = 'propagation',
+  path: string | undefined,
 ): OutgoingPolicy {
   const { allowedOrigins, requestIdHeader = fallbackHeader } = readOptions(options, propagationOptions, {
     where,
@@ -161,24 +167,24 @@ function createOutgoingPolicy(
   }
   const origins = new Set<string>();
   for (const entry of allowedOrigins as ReadonlyArray<unknown>) {
-    origins.add(originOf(entry, where));
+    origins.add(originOf(entry, where, path === undefined ? 'allowedOrigins' : `${path}.allowedOrigins`));
   }
   return { isAllowed: (origin) => origins.has(origin), requestIdHeader: requestIdHeader.toLowerCase() };
 }
 
-function originOf(entry: unknown, where: string): string {
+function originOf(entry: unknown, where: string, option: string): string {
   const expected = 'http(s) origins such as "http://127.0.0.1:8080" or URL objects';
   let url: URL;
   try {
     url = entry instanceof URL ? entry : new URL(String(entry));
   } catch (cause) {
-    throw errors.invalidOption(where, 'propagation.allowedOrigins', expected, entry, { cause });
+    throw errors.invalidOption(where, option, expected, entry, { cause });
   }
   if (
     (typeof entry !== 'string' && !(entry instanceof URL)) ||
     (url.protocol !== 'http:' && url.protocol !== 'https:')
   ) {
-    throw errors.invalidOption(where, 'propagation.allowedOrigins', expected, entry);
+    throw errors.invalidOption(where, option, expected, entry);
   }
   return url.origin;
 }

@@ -175,8 +175,11 @@ describe.each(Object.keys(callers))('outgoingPropagation(options): calls made in
   it('sends nothing without it, to an origin off its list, after dispose(), or outside any scope', async () => {
     expect((await callFromJob()).atB).toEqual(headersNone);
     const elsewhere = outgoingPropagation({ allowedOrigins: ['http://127.0.0.1:1'] });
-    expect((await callFromJob()).atB).toEqual(headersNone);
-    elsewhere.dispose();
+    try {
+      expect((await callFromJob()).atB).toEqual(headersNone);
+    } finally {
+      elsewhere.dispose();
+    }
     const disposed = outgoingPropagation({ allowedOrigins: () => true });
     disposed.dispose();
     expect((await callFromJob()).atB).toEqual(headersNone);
@@ -190,14 +193,49 @@ describe.each(Object.keys(callers))('outgoingPropagation(options): calls made in
     }
   });
 
-  it("leaves a server's requests to the server's own policy", async () => {
+  it("leaves a server's requests to the server's own policy; a server with none uses the process's", async () => {
     const everywhere = outgoingPropagation({ allowedOrigins: () => true });
     try {
       // A's server allows only another origin: its request sends nothing to B, whatever the process allows.
       await callThroughA({ propagation: { allowedOrigins: ['http://127.0.0.1:1'] } }, caller, b());
       expect(seenByB()?.headers).toEqual(headersNone);
+      await callThroughA({}, caller, b());
+      expect(seenByB()?.headers).toMatchObject({ id: 'request-of-A', correlation: 'request-of-A' });
     } finally {
       everywhere.dispose();
+    }
+  });
+
+  it('a later call replaces the policy; disposing the replaced one leaves the later one in force', async () => {
+    const first = outgoingPropagation({ allowedOrigins: ['http://127.0.0.1:1'] });
+    const second = outgoingPropagation({ allowedOrigins: [`http://127.0.0.1:${portB}`] });
+    try {
+      first.dispose();
+      const { run, atB } = await callFromJob();
+      expect(atB).toMatchObject({ id: run?.['requestId'], correlation: 'chain-9' });
+    } finally {
+      second.dispose();
+    }
+  });
+});
+
+describe('outgoingPropagation(options) in a process where no server ever enabled propagation', () => {
+  it('subscribes (and on Node 20 wraps http.get) itself', async () => {
+    // A fresh copy of the package, whose first use is outgoingPropagation: the cases above ran servers with
+    // propagation first, which had already subscribed this file's copy.
+    let fresh!: { outgoingPropagation: typeof outgoingPropagation };
+    jest.isolateModules(() => {
+      fresh = jest.requireActual('@ambient/http-context');
+    });
+    const propagation = fresh.outgoingPropagation({ allowedOrigins: [`http://127.0.0.1:${portB}`] });
+    try {
+      lastSeenByB = undefined;
+      await runJob({ name: 'sync', carrier: { 'x-correlation-id': 'chain-fresh' } }, () =>
+        callers['http.get']!(`http://127.0.0.1:${portB}/`),
+      );
+      expect(seenByB()?.headers).toMatchObject({ correlation: 'chain-fresh' });
+    } finally {
+      propagation.dispose();
     }
   });
 });
@@ -210,8 +248,14 @@ describe('outgoingPropagation(options): bad options', () => {
     expect(() => outgoingPropagation({} as unknown as Parameters<typeof outgoingPropagation>[0])).toThrow(
       expect.objectContaining({ code: 'ERR_AMBIENT_HTTP_INVALID_OPTION' }) as Error,
     );
+    expect(() => outgoingPropagation([] as unknown as Parameters<typeof outgoingPropagation>[0])).toThrow(
+      expect.objectContaining({ code: 'ERR_AMBIENT_HTTP_INVALID_ARGUMENT' }) as Error,
+    );
     expect(() => outgoingPropagation({ allowedOrigins: ['not an origin'] })).toThrow(
-      expect.objectContaining({ code: 'ERR_AMBIENT_HTTP_INVALID_OPTION' }) as Error,
+      expect.objectContaining({
+        code: 'ERR_AMBIENT_HTTP_INVALID_OPTION',
+        message: expect.stringContaining('option "allowedOrigins"') as unknown,
+      }) as Error,
     );
     expect(() => outgoingPropagation({ allowedOrigins: [], requestIdHeader: 'bad header' })).toThrow(
       expect.objectContaining({ code: 'ERR_AMBIENT_HTTP_INVALID_OPTION' }) as Error,
