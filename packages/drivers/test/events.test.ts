@@ -38,10 +38,8 @@ import {
   summarize,
   type Seen,
 } from './helpers/requests.js';
+import { phases, type Phase } from './helpers/phases.js';
 import { describeWithServices, mysqlConfig, pgConfig, redisConfig, redisUrl, versionOf } from './helpers/services.js';
-
-const phases = ['without guard', 'with guard'] as const;
-type Phase = (typeof phases)[number];
 
 /** Each event's listener calls, in order, as the request each ran in. */
 type Observed = Record<string, string[]>;

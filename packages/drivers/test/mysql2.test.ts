@@ -7,7 +7,6 @@ import mysql2Promise from 'mysql2/promise';
 import mysql2v319 from 'mysql2-319';
 import mysql2v319Promise from 'mysql2-319/promise';
 import { runInRoot } from '@ambient/core';
-import { guardDrivers, type DriverGuard } from '@ambient/drivers-context';
 import {
   canCollect,
   collectGarbage,
@@ -23,6 +22,7 @@ import {
   summarize,
   type Seen,
 } from './helpers/requests.js';
+import { describeEachPhase, type Phase } from './helpers/phases.js';
 import { describeWithServices, mysqlConfig, versionOf } from './helpers/services.js';
 
 type Mysql2 = typeof mysql2;
@@ -37,8 +37,6 @@ const variants = [
     promise: mysql2v319Promise as unknown as Mysql2Promise,
   },
 ];
-const phases = ['without guard', 'with guard'] as const;
-type Phase = (typeof phases)[number];
 
 /** What the research found the same on every run and Node version (20 to 26): asserted without the guard. */
 function expectUnguarded(phase: Phase, results: Seen): void {
@@ -95,14 +93,9 @@ for (const { driver, how, mysql, promise } of variants) {
       return { held, done };
     }
 
-    for (const phase of phases) {
-      describe(phase, () => {
-        let guard: DriverGuard | undefined;
-        beforeAll(() => {
-          if (phase === 'with guard') guard = guardDrivers({ mysql2: mysql });
-        });
-        afterAll(() => guard?.dispose());
-
+    describeEachPhase(
+      () => ({ mysql2: mysql }),
+      (phase) => {
         const paths: ReadonlyArray<
           readonly [string, (pool: mysql2.Pool, id: string, report: (error: unknown) => void) => void]
         > = [
@@ -166,8 +159,8 @@ for (const { driver, how, mysql, promise } of variants) {
           expectEachSawItself(flat);
           await resources.close(pool);
         });
-      });
-    }
+      },
+    );
   });
 
   describeWithServices(
@@ -177,14 +170,9 @@ for (const { driver, how, mysql, promise } of variants) {
       const resources = openedResources();
       afterAll(() => resources.closeAll());
 
-      for (const phase of phases) {
-        describe(phase, () => {
-          let guard: DriverGuard | undefined;
-          beforeAll(() => {
-            if (phase === 'with guard') guard = guardDrivers({ mysql2: mysql });
-          });
-          afterAll(() => guard?.dispose());
-
+      describeEachPhase(
+        () => ({ mysql2: mysql }),
+        (phase) => {
           it("a pool's first query, in A, opens its socket: later callbacks see their own request, and A is collected", async () => {
             // The pool itself is made at boot (its timers then keep no request); its first socket in A.
             const pool = resources.track(
@@ -219,8 +207,8 @@ for (const { driver, how, mysql, promise } of variants) {
             }
             await resources.close(pool);
           });
-        });
-      }
+        },
+      );
     },
   );
 }

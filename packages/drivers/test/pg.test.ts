@@ -4,7 +4,6 @@
 import pg from 'pg';
 import { runInRoot } from '@ambient/core';
 import { asyncContextImplementation } from '@ambient/core/adapter';
-import { guardDrivers, type DriverGuard } from '@ambient/drivers-context';
 import {
   canCollect,
   collectGarbage,
@@ -20,11 +19,10 @@ import {
   summarize,
   type Seen,
 } from './helpers/requests.js';
+import { describeEachPhase, type Phase } from './helpers/phases.js';
 import { describeWithServices, pgConfig, versionOf } from './helpers/services.js';
 
 const driver = versionOf('pg');
-const phases = ['without guard', 'with guard'] as const;
-type Phase = (typeof phases)[number];
 
 /** What the research found the same on every run and Node version (20 to 26): asserted without the guard. */
 function expectUnguarded(phase: Phase, results: Seen): void {
@@ -72,14 +70,9 @@ describeWithServices(['postgres'], 'pg: callbacks run in the request that made t
     return { held, done };
   }
 
-  for (const phase of phases) {
-    describe(phase, () => {
-      let guard: DriverGuard | undefined;
-      beforeAll(() => {
-        if (phase === 'with guard') guard = guardDrivers({ pg });
-      });
-      afterAll(() => guard?.dispose());
-
+  describeEachPhase(
+    () => ({ pg }),
+    (phase) => {
       it.each(['query callback', 'own timer'] as const)(
         'pool.connect(cb) queued behind A, who releases from its %s',
         async (how) => {
@@ -158,22 +151,17 @@ describeWithServices(['postgres'], 'pg: callbacks run in the request that made t
         expectEachSawItself(flat);
         await resources.close(pool);
       });
-    });
-  }
+    },
+  );
 });
 
 describeWithServices(['postgres'], 'pg: a connection opened by a request keeps none of its values', () => {
   const resources = openedResources();
   afterAll(() => resources.closeAll());
 
-  for (const phase of phases) {
-    describe(phase, () => {
-      let guard: DriverGuard | undefined;
-      beforeAll(() => {
-        if (phase === 'with guard') guard = guardDrivers({ pg });
-      });
-      afterAll(() => guard?.dispose());
-
+  describeEachPhase(
+    () => ({ pg }),
+    (phase) => {
       it("a pool's first query, in A, opens its socket: later callbacks see their own request, and A is collected", async () => {
         const pool = resources.track(new pg.Pool({ ...pgConfig, max: 1 }), (opened) => opened.end());
         const a = await inTrackedRequest('A', (done) => pool.query('SELECT 1', (error) => done(error)));
@@ -249,6 +237,6 @@ describeWithServices(['postgres'], 'pg: a connection opened by a request keeps n
         }
         await resources.close(client);
       });
-    });
-  }
+    },
+  );
 });

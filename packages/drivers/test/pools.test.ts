@@ -12,7 +12,6 @@ import genericPool from 'generic-pool';
 import pg from 'pg';
 import { Pool as UndiciPool } from 'undici';
 import { runInRoot } from '@ambient/core';
-import { guardDrivers, type DriverGuard } from '@ambient/drivers-context';
 import {
   everyRequest,
   expectEachSawItself,
@@ -23,23 +22,18 @@ import {
   seen,
   summarize,
 } from './helpers/requests.js';
+import { describeEachPhase } from './helpers/phases.js';
 import { describeWithServices, pgConfig, versionOf } from './helpers/services.js';
 
-const phases = ['without guard', 'with guard'] as const;
-
+// Skipped (loudly) only where PostgreSQL is not reachable on 127.0.0.1; under CI=true describeWithServices fails.
 describeWithServices(['postgres'], 'generic-pool: a waiting acquire() resolves in its caller', () => {
   const resources = openedResources();
   afterAll(() => resources.closeAll());
   const driver = versionOf('generic-pool');
 
-  for (const phase of phases) {
-    describe(phase, () => {
-      let guard: DriverGuard | undefined;
-      beforeAll(() => {
-        if (phase === 'with guard') guard = guardDrivers({ pg });
-      });
-      afterAll(() => guard?.dispose());
-
+  describeEachPhase(
+    () => ({ pg }),
+    (phase) => {
       it('A holds the one client; each waiting B gets it in its own request, and its query callback too', async () => {
         const createdIn: string[] = [];
         const pool = resources.track(
@@ -100,8 +94,8 @@ describeWithServices(['postgres'], 'generic-pool: a waiting acquire() resolves i
         else expectEachSawItself(callbacks);
         await resources.close(pool);
       });
-    });
-  }
+    },
+  );
 });
 
 describe('undici Pool: a queued request resolves and calls back in its caller', () => {
@@ -120,14 +114,9 @@ describe('undici Pool: a queued request resolves and calls back in its caller', 
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  for (const phase of phases) {
-    describe(phase, () => {
-      let guard: DriverGuard | undefined;
-      beforeAll(() => {
-        if (phase === 'with guard') guard = guardDrivers({ pg });
-      });
-      afterAll(() => guard?.dispose());
-
+  describeEachPhase(
+    () => ({ pg }),
+    (phase) => {
       it('B requests queued behind A on one connection: awaited and callback style', async () => {
         const pool = runInRoot(() => new UndiciPool(origin, { connections: 1, pipelining: 1 }));
         try {
@@ -173,6 +162,6 @@ describe('undici Pool: a queued request resolves and calls back in its caller', 
           await pool.close();
         }
       });
-    });
-  }
+    },
+  );
 });

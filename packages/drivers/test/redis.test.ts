@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import * as redis from 'redis';
 import { runInRoot } from '@ambient/core';
-import { guardDrivers, type DriverGuard } from '@ambient/drivers-context';
 import {
   canCollect,
   collectGarbage,
@@ -21,11 +20,11 @@ import {
   seen,
   summarize,
 } from './helpers/requests.js';
+import { describeEachPhase } from './helpers/phases.js';
 import { describeWithServices, redisConfig, redisUrl, versionOf } from './helpers/services.js';
 
 const ioredis = versionOf('ioredis');
 const nodeRedis = versionOf('redis');
-const phases = ['without guard', 'with guard'] as const;
 /** Keys of this run only, removed in afterAll. */
 const prefix = `ambient-drivers-jest-${randomUUID()}`;
 const key = `${prefix}:key`;
@@ -44,14 +43,9 @@ describeWithServices(['redis'], `${ioredis}: callbacks run in the request that m
     await resources.closeAll();
   });
 
-  for (const phase of phases) {
-    describe(phase, () => {
-      let guard: DriverGuard | undefined;
-      beforeAll(() => {
-        if (phase === 'with guard') guard = guardDrivers();
-      });
-      afterAll(() => guard?.dispose());
-
+  describeEachPhase(
+    () => ({}),
+    (phase) => {
       it("get(key, cb) queued behind A's BLPOP on one connection", async () => {
         const client = newClient();
         await client.ping();
@@ -110,8 +104,8 @@ describeWithServices(['redis'], `${ioredis}: callbacks run in the request that m
         }
         await resources.close(client);
       });
-    });
-  }
+    },
+  );
 });
 
 describeWithServices(
@@ -137,14 +131,9 @@ describeWithServices(
       await resources.closeAll();
     });
 
-    for (const phase of phases) {
-      describe(phase, () => {
-        let guard: DriverGuard | undefined;
-        beforeAll(() => {
-          if (phase === 'with guard') guard = guardDrivers({ redis });
-        });
-        afterAll(() => guard?.dispose());
-
+    describeEachPhase(
+      () => ({ redis }),
+      (phase) => {
         it("createClientPool(…, { maximum: 1 }).execute(fn) queued behind A's BLPOP", async () => {
           const pool = newPool();
           await runInRoot(() => pool.connect());
@@ -229,7 +218,7 @@ describeWithServices(
           }
           await resources.close(client);
         });
-      });
-    }
+      },
+    );
   },
 );
