@@ -157,17 +157,13 @@ function createOutgoingPolicy(
   if (typeof allowedOrigins === 'function') {
     return { isAllowed: allowedOrigins, requestIdHeader: requestIdHeader.toLowerCase() };
   }
+  const option = path === undefined ? 'allowedOrigins' : `${path}.allowedOrigins`;
   if (allowedOrigins === undefined) {
-    throw errors.invalidOption(
-      where,
-      path === undefined ? 'allowedOrigins' : `${path}.allowedOrigins`,
-      propagationOptions.allowedOrigins.expected,
-      allowedOrigins,
-    );
+    throw errors.invalidOption(where, option, propagationOptions.allowedOrigins.expected, allowedOrigins);
   }
   const origins = new Set<string>();
   for (const entry of allowedOrigins as ReadonlyArray<unknown>) {
-    origins.add(originOf(entry, where, path === undefined ? 'allowedOrigins' : `${path}.allowedOrigins`));
+    origins.add(originOf(entry, where, option));
   }
   return { isAllowed: (origin) => origins.has(origin), requestIdHeader: requestIdHeader.toLowerCase() };
 }
