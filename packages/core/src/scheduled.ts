@@ -18,8 +18,8 @@ import { notAFunction } from './validate.js';
  * the scheduler's: croner arms the next one right after calling the tick, inside the tick's timer, so when a
  * tick is called from a timer in the very context the schedule was created in, the rest of that timer's
  * callback continues outside any scope and the next timer no longer holds the request. Schedulers that arm
- * their timers apart from the tick (node-cron, setInterval) keep it until they are stopped: create those
- * schedules in runInRoot() (README, "Schedules").
+ * their timers apart from the tick (node-cron, cron) and setInterval under AsyncContextFrame keep it until
+ * they are stopped: create those schedules in runInRoot() (README, "Schedules").
  */
 export function scheduled<F extends (...args: never[]) => unknown>(name: string, fn: F): F {
   if (typeof name !== 'string' || name === '') throw errors.invalidArgument('scheduled(name, fn)', 'a name', name);

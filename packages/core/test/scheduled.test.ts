@@ -1,9 +1,11 @@
 // scheduled(name, fn) with real schedulers: each tick runs as a job of its own, never as the request that
 // created the schedule, and (croner) the request's store is not kept alive by the schedule's timers
-// (openclaw/openclaw#126640).
+// (openclaw/openclaw#126640). croner, node-cron, cron and setInterval: the four the README names.
+import { CronJob } from 'cron';
 import { Cron } from 'croner';
 import cron from 'node-cron';
 import { requestContext, runInRoot, scheduled } from '@ambient/core';
+import { asyncContextImplementation } from '@ambient/core/adapter';
 import { expectAmbientError } from './helpers/starting-states.js';
 
 declare module '@ambient/core' {
@@ -121,6 +123,78 @@ describe('scheduled(name, fn)', () => {
     } finally {
       await keptByNodeCron.value.destroy();
       await freedByRoot.value.destroy();
+    }
+  });
+
+  it('cron: every tick has a fresh id and none of the request values', async () => {
+    const ticks = tickRecorder();
+    const job = inRequest(() =>
+      CronJob.from({ cronTime: '* * * * * *', onTick: scheduled('digest', ticks.tick), start: true }),
+    ).value;
+    try {
+      await ticks.until(2);
+      expect(ticks.ticks.every((tick) => freshTick(tick.requestId) && tick.payload === undefined)).toBe(true);
+      expect(new Set(ticks.ticks.map((tick) => tick.requestId)).size).toBe(ticks.ticks.length);
+      expect(ticks.ticks[0]!.job).toEqual({ name: 'digest', system: 'schedule' });
+    } finally {
+      await job.stop();
+    }
+  });
+
+  // Skipped only without --expose-gc (withGc, above): npm test and the Node matrix pass the flag.
+  withGc('cron keeps the creating request until stopped; created in runInRoot, it does not', async () => {
+    const inside = tickRecorder();
+    const rooted = tickRecorder();
+    // cron re-arms its next timer before it calls the tick (CronJob#start in callbackWrapper), from the timer armed
+    // in the request: every later timer captures the request, as node-cron's do.
+    const kept = inRequest(() =>
+      CronJob.from({ cronTime: '* * * * * *', onTick: scheduled('kept', inside.tick), start: true }),
+    );
+    const freed = inRequest(() =>
+      runInRoot(() => CronJob.from({ cronTime: '* * * * * *', onTick: scheduled('free', rooted.tick), start: true })),
+    );
+    try {
+      await Promise.all([inside.until(2), rooted.until(2)]);
+      expect(await kept.collected()).toBe(false);
+      expect(await freed.collected()).toBe(true);
+      expect(rooted.ticks.every((tick) => freshTick(tick.requestId))).toBe(true);
+    } finally {
+      await kept.value.stop();
+      await freed.value.stop();
+    }
+  });
+
+  it('setInterval: every tick has a fresh id and none of the request values', async () => {
+    const ticks = tickRecorder();
+    const timer = inRequest(() => setInterval(scheduled('poll', ticks.tick), 5)).value;
+    try {
+      await ticks.until(3);
+      expect(ticks.ticks.every((tick) => freshTick(tick.requestId) && tick.payload === undefined)).toBe(true);
+      expect(new Set(ticks.ticks.map((tick) => tick.requestId)).size).toBe(ticks.ticks.length);
+      expect(ticks.ticks[0]!.job).toEqual({ name: 'poll', system: 'schedule' });
+    } finally {
+      clearInterval(timer);
+    }
+  });
+
+  // Skipped only without --expose-gc (withGc, above): npm test and the Node matrix pass the flag.
+  withGc('setInterval frees the request after a tick only where the timer holds the store (async_hooks)', async () => {
+    const inside = tickRecorder();
+    const rooted = tickRecorder();
+    // One Timeout object serves every tick. Under async_hooks its store is a field of that object, which
+    // scheduled() clears when the tick returns; under AsyncContextFrame (Node 24+) the frame was captured when
+    // setInterval was called and nothing can change it, so the request lives until clearInterval (README,
+    // "Schedules"). On the AsyncContext backend nothing can be entered in place at all.
+    const kept = inRequest(() => setInterval(scheduled('kept', inside.tick), 5));
+    const freed = inRequest(() => runInRoot(() => setInterval(scheduled('free', rooted.tick), 5)));
+    try {
+      await Promise.all([inside.until(2), rooted.until(2)]);
+      expect(await kept.collected()).toBe(asyncContextImplementation() === 'async_hooks');
+      expect(await freed.collected()).toBe(true);
+      expect(rooted.ticks.every((tick) => freshTick(tick.requestId))).toBe(true);
+    } finally {
+      clearInterval(kept.value);
+      clearInterval(freed.value);
     }
   });
 
