@@ -42,6 +42,7 @@ export {
   runInCapturedContext,
   type CapturedContext,
 } from './channel-context.js';
+export { keptTracingChannel } from './kept-channel.js';
 export { diagnosticsProbe, setDiagnosticsProbe, type DiagnosticsProbe } from './storage.js';
 export { newScope, peekContext, runNewScope, scopeObject, type NewScope } from './context.js';
 export { loadedCopies, type CoreCopy } from './copies.js';

@@ -1,6 +1,5 @@
-import { tracingChannel } from 'node:diagnostics_channel';
 import { requestContext } from '@ambient/core';
-import { peekContext } from '@ambient/core/adapter';
+import { keptTracingChannel, peekContext } from '@ambient/core/adapter';
 import type { Reporter } from './reporter.js';
 
 /**
@@ -20,7 +19,7 @@ export function watchDriverChannels(reporter: Reporter): () => void {
   const callers = new WeakMap<object, string | undefined>();
   const undos: Array<() => void> = [];
   for (const name of channels) {
-    const channel = tracingChannel(name);
+    const channel = keptTracingChannel(name);
     const handlers = {
       start(message: unknown) {
         if (typeof message === 'object' && message !== null) callers.set(message, currentRequestId());

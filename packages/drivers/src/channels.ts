@@ -1,5 +1,4 @@
-import { tracingChannel } from 'node:diagnostics_channel';
-import { bindChannelContext, captureContext, type CapturedContext } from '@ambient/core/adapter';
+import { bindChannelContext, captureContext, keptTracingChannel, type CapturedContext } from '@ambient/core/adapter';
 
 /*
  * The drivers that publish Node's TracingChannel events: mysql2 from 3.20 (lib/tracing.js), ioredis from 5.11,
@@ -72,7 +71,7 @@ export function guardChannels(
   for (const guarded of guardedChannels) {
     if (!drivers.has(guarded.driver)) continue;
     if (!guarded.restoresCallbacks && !(guarded.opensConnections && detachConnections)) continue;
-    const channel = tracingChannel(guarded.name);
+    const channel = keptTracingChannel(guarded.name);
     const detaches = guarded.opensConnections && detachConnections;
     if (detaches) {
       const unbind = bindChannelContext(channel.start, detachRecordingCaller);

@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { tracingChannel } from 'node:diagnostics_channel';
-import { runInCapturedContext } from '@ambient/core/adapter';
+import { keptTracingChannel, runInCapturedContext } from '@ambient/core/adapter';
 import { callerOf, recordCaller, writable, type DriverName } from './channels.js';
 import { warnings } from './errors.js';
 import { redactStatement } from './statement.js';
@@ -50,7 +49,7 @@ export function logChannelQueries(drivers: ReadonlySet<DriverName>, listener: Qu
   const undos: Array<() => void> = [];
   for (const logged of loggedChannels) {
     if (!drivers.has(logged.driver)) continue;
-    const channel = tracingChannel(logged.name);
+    const channel = keptTracingChannel(logged.name);
     const handlers = {
       start(message: unknown) {
         recordCaller(message);

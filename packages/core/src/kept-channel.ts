@@ -1,0 +1,24 @@
+import { tracingChannel, type TracingChannel } from 'node:diagnostics_channel';
+import { sharedSingleton } from './storage.js';
+
+/**
+ * The TracingChannel named `name`, kept by this process for as long as it runs: every copy of every Ambient
+ * package that asks for a name gets the very object a driver publishes on.
+ *
+ * Node keeps its channels by name in a map of weak references, and before nodejs/node#59910 (in Node 22 and
+ * later, not in Node 20) a channel collected and then created again under the same name could lose its entry
+ * to the first one's finalizer: the driver then publishes on an object `tracingChannel(name)` no longer
+ * returns, and a subscriber or `bindStore` made after that sees nothing. That happens when a driver is loaded
+ * again (a test runner's fresh module registry for each test file, with a garbage collection in between), and
+ * was seen here as guardDrivers binding nothing under jest on Node 20. A channel held here is never collected,
+ * so no name is created twice.
+ */
+export function keptTracingChannel(name: string): TracingChannel<unknown, object> {
+  const kept = sharedSingleton('tracingChannels', () => new Map<string, TracingChannel<unknown, object>>());
+  let channel = kept.get(name);
+  if (channel === undefined) {
+    channel = tracingChannel(name);
+    kept.set(name, channel);
+  }
+  return channel;
+}
