@@ -184,6 +184,52 @@ describeWithServices(
           await resources.close(pool);
         });
 
+        it("multi().exec(), multi().execAsPipeline() and legacy().multi().exec(cb) queued behind A's BLPOP (right either way)", async () => {
+          const client = newClient();
+          await runInRoot(() => client.connect());
+          const a = inRequest('A', () => client.blPop(emptyList, 0.2));
+          const ids = requestIds();
+          // Each request writes its own id and reads it back in the same transaction: a reply handed to the wrong
+          // caller would show as a wrong value as well as a wrong context.
+          const ownKey = (id: string) => `${key}:${id}`;
+          const multis = await Promise.all(
+            ids.map((id) =>
+              inRequest(id, async () => {
+                const [, value] = await client.multi().set(ownKey(id), id).get(ownKey(id)).exec();
+                expect(value).toBe(id);
+                return [id, seen()] as const;
+              }),
+            ),
+          );
+          const pipelines = await Promise.all(
+            ids.map((id) =>
+              inRequest(id, async () => {
+                const [, value] = await client.multi().set(ownKey(id), id).get(ownKey(id)).execAsPipeline();
+                expect(value).toBe(id);
+                return [id, seen()] as const;
+              }),
+            ),
+          );
+          const legacy = client.legacy();
+          const callbacks = await everyRequest(ids, (id, report) =>
+            legacy
+              .multi()
+              .set(ownKey(id), id)
+              .get(ownKey(id))
+              .exec((error: unknown, replies: unknown) => {
+                if (error === null && (replies as unknown[])[1] !== id) report(new Error(`read ${String(replies)}`));
+                else report(error);
+              }),
+          );
+          await a;
+          recordRow(nodeRedis, 'await multi().exec()', phase, summarize(multis));
+          recordRow(nodeRedis, 'await multi().execAsPipeline()', phase, summarize(pipelines));
+          recordRow(nodeRedis, 'legacy().multi().exec(cb)', phase, summarize(callbacks));
+          expectEachSawItself([...multis, ...pipelines, ...callbacks]);
+          await client.del(ids.map(ownKey));
+          await resources.close(client);
+        });
+
         it('a client connected in A: later commands and legacy() callbacks see their own request, and A is collected', async () => {
           const client = newClient();
           const a = await inTrackedRequest('A', (done) => {
