@@ -20,3 +20,11 @@ export function describeEachPhase(options: () => GuardDriversOptions, body: (pha
     });
   }
 }
+
+/**
+ * A request whose first query opened a socket: without the guard the socket keeps its values for as long as it
+ * lives (every driver, Node 20 to 26: the README's "A collectable" row), with it they are collected.
+ */
+export function expectCollectedOnlyWithGuard(phase: Phase, collected: boolean): void {
+  expect(collected).toBe(phase === 'with guard');
+}
