@@ -85,14 +85,15 @@ export function guardDrivers(options?: GuardDriversOptions): DriverGuard {
   const plans: PatchPlan[] = [];
   if (given.pg !== undefined) plans.push(...pgPatches(given.pg, detach, given.onQuery));
   if (given.mysql2 !== undefined && !mysql2PublishesChannels(given.mysql2)) {
-    plans.push(...mysql2Patches(given.mysql2, detach));
+    plans.push(...mysql2Patches(given.mysql2, detach, given.onQuery));
   }
   if (given.redis !== undefined) plans.push(...nodeRedisPatches(given.redis));
 
   let channelResult = guardChannels(channelDrivers, detach);
   // No channel binding on the AsyncContext backend: a mysql2 3.20+ passed in is patched instead.
+  // Without onQuery: its channels still report its queries, as logChannelQueries subscribes and binds nothing.
   if (channelResult === undefined && given.mysql2 !== undefined && mysql2PublishesChannels(given.mysql2)) {
-    plans.push(...mysql2Patches(given.mysql2, detach));
+    plans.push(...mysql2Patches(given.mysql2, detach, given.onQuery));
   }
   channelResult ??= { channels: [], undo: () => undefined };
   const undoQueryLog = given.onQuery === undefined ? () => undefined : logChannelQueries(channelDrivers, given.onQuery);

@@ -92,13 +92,20 @@ export function pgPatches(
   ];
 }
 
-/** mysql2 before 3.20: the paths its TracingChannel events cover from 3.20. */
+/**
+ * mysql2 before 3.20: the paths its TracingChannel events cover from 3.20, and (with `onQuery`) the queries its
+ * `mysql2:query`/`mysql2:execute` events report from 3.20. Every query of a pool, of mysql2/promise and of a
+ * connection goes through Connection#query or #execute.
+ */
 export function mysql2Patches(
   mysql2: { Pool?: unknown; Connection?: unknown },
   detachConnections: boolean,
+  onQuery: QueryListener | undefined,
 ): PatchPlan[] {
   const pool = prototypeOf(mysql2.Pool);
   const connection = prototypeOf(mysql2.Connection);
+  const command = (method: 'query' | 'execute'): Patch =>
+    onQuery === undefined ? bindsCallback(connection, method) : loggedMysql2Command(connection, method, onQuery);
   return [
     {
       name: 'mysql2 Pool#getConnection',
@@ -108,8 +115,8 @@ export function mysql2Patches(
     },
     { name: 'mysql2 Pool#query', apply: bindsCallback(pool, 'query') },
     { name: 'mysql2 Pool#execute', apply: bindsCallback(pool, 'execute') },
-    { name: 'mysql2 Connection#query', apply: bindsCallback(connection, 'query') },
-    { name: 'mysql2 Connection#execute', apply: bindsCallback(connection, 'execute') },
+    { name: 'mysql2 Connection#query', apply: command('query') },
+    { name: 'mysql2 Connection#execute', apply: command('execute') },
   ];
 }
 
@@ -168,17 +175,8 @@ function loggedPgQuery(client: object | undefined, onQuery: QueryListener): Patc
               },
               caller,
             );
-          const last = args.length - 1;
-          const callback = args[last];
-          if (last > 0 && typeof callback === 'function') {
-            const bound = bindCallback(callback as (...a: unknown[]) => unknown);
-            const reported = args.slice();
-            reported[last] = function (this: unknown, error: unknown, ...rest: unknown[]) {
-              done(error !== null && error !== undefined);
-              return Reflect.apply(bound, this, [error, ...rest]);
-            };
-            return Reflect.apply(original, this, reported);
-          }
+          const reported = withReportingCallback(args, done);
+          if (reported !== undefined) return Reflect.apply(original, this, reported);
           const result = Reflect.apply(original, this, args) as { then?: unknown } | undefined;
           if (typeof result?.then !== 'function') return result;
           return (result as Promise<unknown>).then(
@@ -193,4 +191,107 @@ function loggedPgQuery(client: object | undefined, onQuery: QueryListener): Patc
           );
         },
     );
+}
+
+/**
+ * The arguments with their trailing callback (after at least one other argument) bound to the caller for one
+ * call and telling `done` first whether it failed; `undefined` where there is no such callback.
+ */
+function withReportingCallback(args: unknown[], done: (failed: boolean) => void): unknown[] | undefined {
+  const last = args.length - 1;
+  const callback = args[last];
+  if (last < 1 || typeof callback !== 'function') return undefined;
+  const bound = bindCallback(callback as (...a: unknown[]) => unknown);
+  const reported = args.slice();
+  reported[last] = function (this: unknown, error: unknown, ...rest: unknown[]) {
+    done(error !== null && error !== undefined);
+    return Reflect.apply(bound, this, [error, ...rest]);
+  };
+  return reported;
+}
+
+/** What a mysql2 Connection#query/#execute returns: its command, an EventEmitter holding the SQL it sent. */
+interface Mysql2Command {
+  sql?: unknown;
+  onResult?: unknown;
+  emit?: unknown;
+}
+
+/**
+ * mysql2 (before 3.20) Connection#query or #execute, its callback bound as above, and each query reported to
+ * `onQuery` once, when it finishes, in the caller's context. The statement is the command's SQL (for `query`
+ * with the values mysql2 wrote into it), redacted as the 3.20 channels' is. A query finishes where its result
+ * is handed over: the callback passed in (connection.query(sql, cb), pool.execute, mysql2/promise); the
+ * callback of a command passed in (pool.query builds the command and passes it); or, for a command used as an
+ * event emitter (`connection.query(sql).on('result', …)`), its `end` event, failed if `error` came first.
+ * Nothing is added to the command that changes what it does: no listener (an `error` listener would swallow
+ * errors nobody else listens to), only the instance's own `onResult` or `emit` wrapped.
+ */
+function loggedMysql2Command(
+  connection: object | undefined,
+  method: 'query' | 'execute',
+  onQuery: QueryListener,
+): Patch {
+  return () =>
+    patchMethod(
+      connection,
+      method,
+      (original) =>
+        function (this: unknown, ...args: unknown[]) {
+          const caller = captureContext();
+          const started = performance.now();
+          // Set once the driver returns its command; a connection already closed calls back before that.
+          const sent: { command?: Mysql2Command | undefined } = {};
+          let reported = false;
+          const done = (failed: boolean) => {
+            if (reported) return;
+            reported = true;
+            const sql = sent.command?.sql ?? mysql2Sql(args[0]);
+            emit(
+              onQuery,
+              {
+                system: 'mysql',
+                driver: 'mysql2',
+                statement: typeof sql === 'string' ? redactStatement(sql) : '',
+                durationMs: performance.now() - started,
+                failed,
+              },
+              caller,
+            );
+          };
+          const withCallback = withReportingCallback(args, done);
+          const command = Reflect.apply(original, this, withCallback ?? withLastCallback(args, bindCallback)) as
+            Mysql2Command | undefined;
+          sent.command = command;
+          if (withCallback === undefined && typeof command === 'object' && command !== null) {
+            reportWhenFinished(command, done);
+          }
+          return command;
+        },
+    );
+}
+
+/** The SQL of mysql2's first argument: `query(sql, …)`, `query({ sql }, …)` or a command built by a pool. */
+function mysql2Sql(first: unknown): unknown {
+  return typeof first === 'string' ? first : (first as { sql?: unknown } | null | undefined)?.sql;
+}
+
+/** A mysql2 command with no callback argument: reported from its own callback, or from its events. */
+function reportWhenFinished(command: Mysql2Command, done: (failed: boolean) => void): void {
+  const onResult = command.onResult;
+  if (typeof onResult === 'function') {
+    command.onResult = function (this: unknown, error: unknown, ...rest: unknown[]) {
+      done(error !== null && error !== undefined);
+      return Reflect.apply(onResult, this, [error, ...rest]) as unknown;
+    };
+    return;
+  }
+  const emitEvent = command.emit;
+  if (typeof emitEvent !== 'function') return;
+  let failed = false;
+  command.emit = function (this: unknown, event: unknown, ...rest: unknown[]) {
+    if (event === 'error') failed = true;
+    else if (event === 'end') done(failed);
+    return Reflect.apply(emitEvent, this, [event, ...rest]) as unknown;
+  };
 }

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import mysql2 from 'mysql2';
 import mysql2Promise from 'mysql2/promise';
+import mysql2v319 from 'mysql2-319';
+import mysql2v319Promise from 'mysql2-319/promise';
 import pg from 'pg';
 import { pino } from 'pino';
 import * as redis from 'redis';
@@ -55,7 +57,8 @@ const key = `ambient-drivers-jest-${randomUUID()}:secret-42`;
 
 let guard: DriverGuard;
 beforeAll(() => {
-  guard = guardDrivers({ pg, onQuery: queryLogger(logger) });
+  // mysql2 3.24 reports through its channels whatever module is passed; 3.19, passed in, is patched.
+  guard = guardDrivers({ pg, mysql2: mysql2v319 as unknown as typeof mysql2, onQuery: queryLogger(logger) });
 });
 afterAll(() => {
   guard.dispose();
@@ -250,5 +253,120 @@ describeWithServices(['redis'], 'query log: ioredis and node-redis (TracingChann
     expect(onlyLineOf('node-redis-get').db.statement).toBe('GET');
     await runInRoot(() => client.del(key));
     await resources.close(client);
+  });
+});
+
+describeWithServices(['mariadb'], 'query log: mysql2 3.19 (patched)', () => {
+  const resources = openedResources();
+  let pool: mysql2.Pool;
+  let promisePool: mysql2Promise.Pool;
+  beforeAll(() => {
+    pool = resources.track(
+      runInRoot(() => mysql2v319.createPool({ ...mysqlConfig, connectionLimit: 1 }) as unknown as mysql2.Pool),
+      (opened) => new Promise<void>((resolve) => opened.end(() => resolve())),
+    );
+    promisePool = resources.track(
+      runInRoot(
+        () => mysql2v319Promise.createPool({ ...mysqlConfig, connectionLimit: 1 }) as unknown as mysql2Promise.Pool,
+      ),
+      (opened) => opened.end(),
+    );
+  });
+  afterAll(() => resources.closeAll());
+
+  it('pool.query(cb), pool.execute(cb), connection.query(sql, values, cb): the same lines as 3.24 writes', async () => {
+    for (const method of ['query', 'execute', 'connection'] as const) {
+      await new Promise<void>((resolve, reject) =>
+        inRequest(`mysql319-${method}`, () => {
+          const callback = (error: Error | null) => (error ? reject(error) : resolve());
+          if (method === 'query') pool.query(mysqlStatement, ['secret-43'], callback);
+          else if (method === 'execute') pool.execute(mysqlStatement, ['secret-43'], callback);
+          else
+            pool.getConnection((error, connection) => {
+              if (error) return reject(error);
+              connection.query(mysqlStatement, ['secret-43'], (failure: Error | null) => {
+                connection.release();
+                callback(failure);
+              });
+            });
+        }),
+      );
+      expect(onlyLineOf(`mysql319-${method}`)).toMatchObject({
+        level: 30,
+        msg: 'query',
+        db: { system: 'mysql', driver: 'mysql2', statement: mysqlLogged },
+      });
+    }
+  });
+
+  it('mysql2/promise, 20 requests queued on one connection, and failures at warn (a bad table, a bad prepare)', async () => {
+    const ids = requestIds(20, 'mysql319-promise-');
+    await Promise.all(ids.map((id) => inRequest(id, () => promisePool.query(mysqlStatement, ['secret-43']))));
+    for (const id of ids) expect(onlyLineOf(id).db.statement).toBe(mysqlLogged);
+    for (const [id, sql, code] of [
+      ['mysql319-fails', "SELECT * FROM ambient_no_such_table WHERE secret = 'secret-42'", 'ER_NO_SUCH_TABLE'],
+      // A prepare that fails calls execute's callback straight from the prepare (lib/base/connection.js).
+      ['mysql319-bad-prepare', "SELEC 'secret-42'", 'ER_PARSE_ERROR'],
+    ] as const) {
+      const error = await inRequest(id, () =>
+        promisePool.execute(sql).then(
+          () => undefined,
+          (failure: unknown) => failure,
+        ),
+      );
+      expect(error).toMatchObject({ code });
+      expect(onlyLineOf(id)).toMatchObject({ level: 40, msg: 'query failed' });
+    }
+  });
+
+  it('a query on a closed connection, whose callback mysql2 calls before returning: one warn line', async () => {
+    const connection = runInRoot(() => mysql2v319.createConnection(mysqlConfig));
+    await new Promise<void>((resolve, reject) =>
+      connection.query('SELECT 1', (error) => (error ? reject(error) : resolve())),
+    );
+    connection.destroy();
+    const error = await inRequest(
+      'mysql319-closed',
+      () => new Promise<unknown>((resolve) => connection.query(mysqlStatement, ['secret-43'], resolve)),
+    );
+    expect(error).toMatchObject({ message: expect.stringContaining('closed state') as unknown });
+    expect(onlyLineOf('mysql319-closed')).toMatchObject({
+      level: 40,
+      msg: 'query failed',
+      db: { statement: mysqlLogged },
+    });
+  });
+
+  it('a query read as events (no callback): one line at its end, failed where it emitted an error', async () => {
+    const connection = await new Promise<mysql2.PoolConnection>((resolve, reject) =>
+      pool.getConnection((error, opened) => (error ? reject(error) : resolve(opened))),
+    );
+    try {
+      const rows = await inRequest(
+        'mysql319-events',
+        () =>
+          new Promise<number>((resolve, reject) => {
+            let count = 0;
+            connection
+              .query(mysqlStatement, ['secret-43'])
+              .on('result', () => count++)
+              .on('error', reject)
+              .on('end', () => resolve(count));
+          }),
+      );
+      expect(rows).toBe(1);
+      expect(onlyLineOf('mysql319-events').db.statement).toBe(mysqlLogged);
+      const error = await inRequest(
+        'mysql319-events-fail',
+        () =>
+          new Promise<unknown>((resolve) => {
+            connection.query('SELECT * FROM ambient_no_such_table').on('error', resolve);
+          }),
+      );
+      expect(error).toMatchObject({ code: 'ER_NO_SUCH_TABLE' });
+      expect(onlyLineOf('mysql319-events-fail')).toMatchObject({ level: 40, msg: 'query failed' });
+    } finally {
+      connection.release();
+    }
   });
 });
