@@ -1,7 +1,9 @@
 // A request publishes, a consumer in another process handles the message, on the real RabbitMQ at
 // 127.0.0.1:5672, with amqplib 2 and 0.10: each message's lines carry a fresh requestId, the request as
 // causationId, the chain's correlationId and the request's trace; messages from a plain client with no or
-// garbage headers start fresh chains; nothing crosses between messages.
+// garbage headers start fresh chains; nothing crosses between messages. A message published from a run continues
+// its chain; a consumer with `link: true` keeps the chain and drops the trace; a handler that rejects stays its
+// own.
 import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -27,12 +29,13 @@ for (const amqplib of ['amqplib', 'amqplib010']) {
     const amqp = require(amqplib);
     const { publishOptions, requestContext } = require('@ambient/amqp-context');
     const queue = `ambient-e2e-${randomUUID()}`;
+    const linkQueue = `${queue}-link`;
     const logFile = join(mkdtempSync(join(tmpdir(), 'ambient-amqp-')), 'consumer.log');
     const connection = await amqp.connect('amqp://guest:guest@127.0.0.1:5672');
     const channel = await connection.createChannel();
     await channel.assertQueue(queue, { durable: false });
     const consumer = fork(new URL('./fixtures/consumer.mjs', import.meta.url), {
-      env: { ...process.env, QUEUE: queue, LOG_FILE: logFile, AMQPLIB: amqplib },
+      env: { ...process.env, QUEUE: queue, LINK_QUEUE: linkQueue, LOG_FILE: logFile, AMQPLIB: amqplib },
     });
     const handled = [];
     let expected = Infinity;
@@ -51,7 +54,7 @@ for (const amqplib of ['amqplib', 'amqplib010']) {
     app.post('/publish', (req, res) => {
       const body = { ...req.body, requestId: requestContext.get('requestId') };
       channel.sendToQueue(
-        queue,
+        req.body.kind === 'link' ? linkQueue : queue,
         Buffer.from(JSON.stringify(body)),
         publishOptions({ messageId: `m-${req.body.n ?? req.body.kind}` }),
       );
@@ -78,12 +81,17 @@ for (const amqplib of ['amqplib', 'amqplib010']) {
         ),
       );
       const nacked = await post({ kind: 'nack-once', nackFirst: true });
+      const chainTrace = `00-${traceId}-00000000000000aa-01`;
+      const chain = await post({ kind: 'chain' }, { traceparent: chainTrace, 'x-correlation-id': 'chain-of-two' });
+      const linked = await post({ kind: 'link' }, { traceparent: chainTrace });
+      const failing = await post({ kind: 'fails' });
       // A plain client, outside any request: no headers, and garbage ones.
       channel.sendToQueue(queue, Buffer.from(JSON.stringify({ kind: 'plain' })));
       channel.sendToQueue(queue, Buffer.from(JSON.stringify({ kind: 'garbage' })), {
         headers: { 'x-request-id': '<script>alert(1)</script>', traceparent: 'nonsense', 'x-correlation-id': 'a b' },
       });
-      expected = 203;
+      // 200, nack-once, plain, garbage, chain, chained, link, and the rejection of `fails`.
+      expected = 207;
       if (handled.length >= expected) allHandled();
       await done;
       consumer.send('stop');
@@ -137,8 +145,45 @@ for (const amqplib of ['amqplib', 'amqplib010']) {
           assert.doesNotMatch(readFileSync(logFile, 'utf8'), /<script>|nonsense|"a b"/);
         },
       );
+
+      await t.test('a message published from a run continues the chain: the run as causation, the same trace', () => {
+        const [first] = handling.filter((line) => line.causationId === chain.requestId);
+        assert.equal(first.body.kind, 'chain');
+        const [next] = handling.filter((line) => line.body.kind === 'chained');
+        assert.equal(next.body.previousRun, first.requestId);
+        assert.equal(next.causationId, first.requestId);
+        assert.equal(next.correlationId, 'chain-of-two');
+        assert.equal(first.correlationId, 'chain-of-two');
+        assert.equal(next.traceId, traceId);
+        assert.match(next.requestId, uuidv7);
+        assert.notEqual(next.requestId, first.requestId);
+        assert.equal(next.job.id, 'm-chained');
+      });
+
+      await t.test('link: true keeps causation and correlation, and none of the trace', () => {
+        const runs = lines.filter((line) => line.msg === 'handling linked');
+        assert.equal(runs.length, 1);
+        const [run] = runs;
+        assert.equal(run.causationId, linked.requestId);
+        assert.equal(run.correlationId, linked.requestId);
+        assert.equal(run.traceId, undefined);
+        assert.equal(run.spanId, undefined);
+        assert.deepEqual(run.job, { name: linkQueue, id: 'm-link', system: 'amqp', queue: linkQueue, attempt: 1 });
+      });
+
+      await t.test("a handler that rejects: the rejection is never seen as another message's run", () => {
+        const [run] = handling.filter((line) => line.causationId === failing.requestId);
+        assert.equal(run.body.kind, 'fails');
+        const unhandled = lines.filter((line) => line.msg === 'unhandled');
+        assert.equal(unhandled.length, 1);
+        assert.equal(unhandled[0].failure, 'handler failed');
+        // Node runs the listener in the context of the promise that rejected (Node 20 to 26): the failing run's.
+        assert.equal(unhandled[0].requestId, run.requestId);
+        assert.equal(unhandled[0].causationId, failing.requestId);
+      });
     } finally {
       server.close();
+      await channel.deleteQueue(linkQueue).catch(() => undefined);
       await channel.deleteQueue(queue).catch(() => undefined);
       await channel.close();
       await connection.close();
