@@ -11,13 +11,16 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const connection = { host: '127.0.0.1', port: 6379, maxRetriesPerRequest: null };
 
-/** A forked worker on `queue`; `completions(n)` waits for n completed jobs, never for a time. */
+/**
+ * A forked worker on `queue`; `completions(n)` waits for n completed jobs, never for a time. `otel`: none
+ * (false), or the SDK registered with Ambient's context manager ('ambient') or with its own default ('stock').
+ */
 export async function startWorker(queue, { otel = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'ambient-bullmq-'));
   const logFile = join(dir, 'worker.log');
   const spanFile = join(dir, 'spans.json');
   const child = fork(new URL('./fixtures/worker.mjs', import.meta.url), {
-    env: { ...process.env, QUEUE: queue, LOG_FILE: logFile, SPAN_FILE: spanFile, OTEL: otel ? '1' : '0' },
+    env: { ...process.env, QUEUE: queue, LOG_FILE: logFile, SPAN_FILE: spanFile, OTEL: otel || 'none' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const completed = [];
@@ -42,20 +45,32 @@ export async function startWorker(queue, { otel = false } = {}) {
       child.send('stop');
       await once(child, 'exit');
       return {
-        lines: readFileSync(logFile, 'utf8')
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => JSON.parse(line)),
+        lines: readLines(logFile),
         spans: otel ? JSON.parse(readFileSync(spanFile, 'utf8')) : [],
       };
     },
   };
 }
 
-/** The producer: express with expressContext, one route per way of enqueueing. */
+/** Parses a file of pino lines. */
+function readLines(file) {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+}
+
+/**
+ * The producer: express with expressContext, one route per way of enqueueing, each writing an `enqueued` pino
+ * line (correlationMixin) once BullMQ has the job; `lines()` reads them back.
+ */
 export async function startProducer({ queue, flows }) {
   const express = require('express');
+  const { pino } = require('pino');
   const { expressContext, requestContext } = require('@ambient/express-context');
+  const { correlationMixin } = require('@ambient/pino-context');
+  const logFile = join(mkdtempSync(join(tmpdir(), 'ambient-bullmq-producer-')), 'producer.log');
+  const logger = pino({ mixin: correlationMixin(), base: undefined }, pino.destination({ dest: logFile, sync: true }));
   const app = express();
   app.use(expressContext());
   app.use(express.json());
@@ -67,6 +82,7 @@ export async function startProducer({ queue, flows }) {
   });
   app.post('/job', async (req, res) => {
     const job = await queue.add('send', expected(req.body), req.body.attempts ? { attempts: req.body.attempts } : {});
+    logger.info({ jobId: job.id }, 'enqueued');
     res.json({ jobId: job.id });
   });
   app.post('/flow', async (_req, res) => {
@@ -82,6 +98,7 @@ export async function startProducer({ queue, flows }) {
         { name: 'child', queueName: queue.name, data, opts: {} },
       ],
     });
+    logger.info({ jobId: flow.job.id }, 'enqueued');
     res.json({ jobId: flow.job.id });
   });
   app.post('/schedule', async (req, res) => {
@@ -94,7 +111,11 @@ export async function startProducer({ queue, flows }) {
   });
   const server = http.createServer(app).listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return { port: server.address().port, close: () => new Promise((resolve) => server.close(resolve)) };
+  return {
+    port: server.address().port,
+    lines: () => readLines(logFile),
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
 }
 
 /** POSTs JSON to the producer; resolves to the response's x-request-id and body. */

@@ -26,6 +26,7 @@ test('request -> job -> job across processes, ids only', { skip, timeout: 120_00
   const worker = await startWorker(name);
   const producer = await startProducer({ queue, flows });
   let lines;
+  let producerLines;
   try {
     // 200 concurrent requests, half of them in a chain that already has a correlation id, all with a trace.
     const requests = await Promise.all(
@@ -43,7 +44,12 @@ test('request -> job -> job across processes, ids only', { skip, timeout: 120_00
     );
     const retried = await post(producer.port, '/job', { failFirst: true, attempts: 2 });
     const chained = await post(producer.port, '/job', { followUp: true }, { 'x-correlation-id': 'chain-root' });
-    const flow = await post(producer.port, '/flow', {});
+    const flow = await post(
+      producer.port,
+      '/flow',
+      {},
+      { traceparent: `00-${traceId}-00000000000000f1-01`, 'x-correlation-id': 'chain-flow' },
+    );
     const scheduleId = `tick-${randomUUID()}`;
     const scheduled = await post(
       producer.port,
@@ -56,6 +62,7 @@ test('request -> job -> job across processes, ids only', { skip, timeout: 120_00
     await worker.completions(200 + 1 + 2 + 3 + 2 + 1);
     await queue.removeJobScheduler(scheduleId);
     ({ lines } = await worker.stop());
+    producerLines = producer.lines();
     assert.deepEqual(worker.problems, []);
 
     const processing = lines.filter((line) => line.msg === 'processing');
@@ -111,9 +118,32 @@ test('request -> job -> job across processes, ids only', { skip, timeout: 120_00
       assert.equal(followUp.correlationId, 'chain-root');
     });
 
-    await t.test('a flow: the parent and both children are caused by the request', () => {
+    await t.test('a flow: the parent and both children are runs of the request, in its chain and trace', () => {
       const runs = byCausation(flow.requestId);
       assert.deepEqual(runs.map((run) => run.jobName).sort(), ['child', 'child', 'parent']);
+      for (const run of runs) {
+        assert.match(run.requestId, uuidv7);
+        assert.equal(run.correlationId, 'chain-flow');
+        assert.equal(run.traceId, traceId);
+        assert.deepEqual(Object.keys(run.job).sort(), ['attempt', 'id', 'name', 'queue', 'system']);
+        assert.equal(run.job.system, 'bullmq');
+        assert.equal(run.job.attempt, 1);
+      }
+      assert.equal(new Set(runs.map((run) => run.requestId)).size, 3, 'a fresh id per node');
+      assert.equal(new Set(runs.map((run) => run.job.id)).size, 3);
+    });
+
+    await t.test("the producer's lines and the worker's agree: the request's ids on both sides", () => {
+      const enqueued = producerLines.filter((line) => line.msg === 'enqueued');
+      for (const request of [...requests, flow]) {
+        const [line] = enqueued.filter((candidate) => candidate.requestId === request.requestId);
+        assert.ok(line, `the producer logged ${request.requestId}`);
+        assert.equal(line.jobId, request.body.jobId);
+        const [run] = processing.filter((candidate) => candidate.job.id === line.jobId);
+        assert.equal(run.causationId, line.requestId);
+        assert.equal(run.correlationId, line.correlationId ?? line.requestId);
+        assert.equal(run.traceId, line.traceId);
+      }
     });
 
     await t.test("a scheduler's runs: caused by the request that made it, linked rather than in its trace", () => {
