@@ -7,6 +7,7 @@
 // |---------------|---------------------------------------|---------------|------------|
 // | pg 8.23       | pool.on('connect')                    | A             | A          |
 // | pg 8.23       | pool.on('acquire')                    | A, A          | A, A       |
+// | pg 8.23       | pool.on('error') (idle, A's socket)   | A             | none       |
 // | mysql2 3.24   | pool.on('connection')                 | A             | none       |
 // | mysql2 3.24   | pool.on('acquire')                    | A             | none       |
 // | mysql2 3.24   | pool.on('enqueue')                    | B             | none       |
@@ -15,11 +16,14 @@
 // | mysql2 3.19   | pool.on('enqueue')                    | B             | none       |
 // | ioredis 6     | client.on('ready') (first command, A) | A             | none       |
 // | node-redis 6  | client.on('ready') (connect() in A)   | A             | none       |
+// | ioredis 6     | subscriber.on('message'), B publishes | A             | none       |
+// | node-redis 6  | subscribe(channel, listener): the same | A            | none       |
 // | knex 3 (pg)   | knex.on('query'), B's awaited builder | each B        | each B     |
 // | knex 3 (pg)   | knex.on('query-response'), the same   | each B        | each B     |
 // | knex 3 (pg)   | await knex.raw() queued behind A      | each B        | each B     |
 // (20 B requests at once for knex; one for the pools.) With the guard, what runs where a socket is opened or
 // a waiter is queued (mysql2 getConnection) runs outside any request: its events see none.
+import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import knexFactory, { type Knex } from 'knex';
 import mysql2 from 'mysql2';
@@ -40,6 +44,9 @@ import {
 } from './helpers/requests.js';
 import { phases, type Phase } from './helpers/phases.js';
 import { describeWithServices, mysqlConfig, pgConfig, redisConfig, redisUrl, versionOf } from './helpers/services.js';
+
+/** A pub/sub channel of this run only. */
+const pubSubChannel = `ambient-drivers-jest-${randomUUID()}:events`;
 
 /** Each event's listener calls, in order, as the request each ran in. */
 type Observed = Record<string, string[]>;
@@ -75,6 +82,12 @@ const documented: ReadonlyArray<readonly [driver: string, event: string, phase: 
   ['ioredis', "client.on('ready')", 'with guard', 'none'],
   ['node-redis', "client.on('ready')", 'without guard', 'A'],
   ['node-redis', "client.on('ready')", 'with guard', 'none'],
+  ['pg', "pool.on('error')", 'without guard', 'A'],
+  ['pg', "pool.on('error')", 'with guard', 'none'],
+  ['ioredis', "subscriber.on('message')", 'without guard', 'A'],
+  ['ioredis', "subscriber.on('message')", 'with guard', 'none'],
+  ['node-redis', 'subscribe(channel, listener)', 'without guard', 'A'],
+  ['node-redis', 'subscribe(channel, listener)', 'with guard', 'none'],
 ];
 
 describeWithServices(['postgres', 'mariadb', 'redis'], 'events of pools, clients and knex', () => {
@@ -177,6 +190,77 @@ describeWithServices(['postgres', 'mariadb', 'redis'], 'events of pools, clients
     return observed;
   }
 
+  /** pg: A's query opens the pool's one connection; the server then ends it while it sits idle in the pool. */
+  async function pgPoolErrorEvents(): Promise<Observed> {
+    const pool = resources.track(new pg.Pool({ ...pgConfig, max: 1 }), (opened) => opened.end());
+    const observed = listen(pool, ['error']);
+    const errored = new Promise<void>((resolve) => pool.once('error', () => resolve()));
+    const pid = await new Promise<number>((resolve, reject) =>
+      inRequest('A', () =>
+        pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid', (error, result) =>
+          error ? reject(error) : resolve(result.rows[0]!.pid),
+        ),
+      ),
+    );
+    const admin = new pg.Client(pgConfig);
+    await runInRoot(() => admin.connect());
+    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    await admin.end();
+    await errored;
+    await resources.close(pool);
+    return observed;
+  }
+
+  /** ioredis: a lazy subscriber whose first command, A's SUBSCRIBE, opens its socket; B publishes. */
+  async function ioredisMessages(): Promise<Observed> {
+    const subscriber = resources.track(
+      runInRoot(() => new Redis({ ...redisConfig, lazyConnect: true })),
+      (opened) => opened.quit(),
+    );
+    const publisher = resources.track(
+      runInRoot(() => new Redis(redisConfig)),
+      (opened) => opened.quit(),
+    );
+    const observed = listen(subscriber, ['message']);
+    const received = new Promise<void>((resolve) => subscriber.once('message', () => resolve()));
+    await new Promise<void>((resolve, reject) => {
+      void inRequest('A', () => subscriber.subscribe(pubSubChannel, (error) => (error ? reject(error) : resolve())));
+    });
+    await inRequest('B', () => publisher.publish(pubSubChannel, 'hello'));
+    await received;
+    await resources.close(subscriber);
+    await resources.close(publisher);
+    return observed;
+  }
+
+  /** node-redis: a client made at boot, connected by A, which subscribes a listener; B publishes. */
+  async function nodeRedisMessages(): Promise<Observed> {
+    const subscriber = resources.track(
+      runInRoot(() => redis.createClient({ url: redisUrl })),
+      (opened) => (opened.isOpen ? opened.quit() : undefined),
+    );
+    const publisher = resources.track(
+      runInRoot(() => redis.createClient({ url: redisUrl })),
+      (opened) => (opened.isOpen ? opened.quit() : undefined),
+    );
+    await runInRoot(() => publisher.connect());
+    const observed: Observed = { message: [] };
+    let onMessage!: () => void;
+    const received = new Promise<void>((resolve) => (onMessage = resolve));
+    await inRequest('A', async () => {
+      await subscriber.connect();
+      await subscriber.subscribe(pubSubChannel, () => {
+        observed['message']!.push(seen());
+        onMessage();
+      });
+    });
+    await inRequest('B', () => publisher.publish(pubSubChannel, 'hello'));
+    await received;
+    await resources.close(subscriber);
+    await resources.close(publisher);
+    return observed;
+  }
+
   for (const phase of phases) {
     describe(phase, () => {
       let guard: DriverGuard | undefined;
@@ -188,6 +272,7 @@ describeWithServices(['postgres', 'mariadb', 'redis'], 'events of pools, clients
             observed.set(`${driver} ${label}`, events[event]!.join(', '));
         };
         cells('pg', await pgPoolEvents(), { connect: "pool.on('connect')", acquire: "pool.on('acquire')" });
+        cells('pg', await pgPoolErrorEvents(), { error: "pool.on('error')" });
         const mysqlEvents = {
           connection: "pool.on('connection')",
           acquire: "pool.on('acquire')",
@@ -200,6 +285,8 @@ describeWithServices(['postgres', 'mariadb', 'redis'], 'events of pools, clients
         cells('mysql2 3.19', await mysqlPoolEvents(mysql2v319 as unknown as typeof mysql2), mysqlEvents);
         cells('ioredis', await ioredisEvents(), { ready: "client.on('ready')" });
         cells('node-redis', await nodeRedisEvents(), { ready: "client.on('ready')" });
+        cells('ioredis', await ioredisMessages(), { message: "subscriber.on('message')" });
+        cells('node-redis', await nodeRedisMessages(), { message: 'subscribe(channel, listener)' });
       });
       afterAll(() => guard?.dispose());
 
