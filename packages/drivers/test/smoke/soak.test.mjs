@@ -1,6 +1,7 @@
 // Issue #16's soak: SOAK_REQUESTS requests at concurrency 100, each with its own x-request-id, against an express 5
 // app in a forked process (fixtures/soak-server.mjs) whose handlers share a pg pool (max 5), a mysql2 pool
-// (connectionLimit 5) and one ioredis client with every other request, on the real PostgreSQL, MariaDB and Redis.
+// (connectionLimit 5), one ioredis client and one node-redis client with every other request, on the real
+// PostgreSQL, MariaDB and Redis; callbacks and promises (node-redis: promises).
 // Every callback and every await checks the request's own id, every query returns the request's own literal,
 // and every pino line's requestId must match the id written in its message: zero mismatches.
 //
@@ -24,7 +25,7 @@ import { serviceSkip } from '../../../../scripts/services.mjs';
 const requests = Number(process.env.SOAK_REQUESTS ?? (process.env.NODE_TEST_CONTEXT === undefined ? 10_000 : 2_000));
 const concurrency = 100;
 const guarded = process.env.SOAK_GUARD !== '0';
-const stepsPerRequest = 7; // the check() calls of mixedWork in fixtures/soak-server.mjs
+const stepsPerRequest = 9; // the check() calls of mixedWork in fixtures/soak-server.mjs
 // Skipped only where PostgreSQL, MariaDB or Redis is not reachable on 127.0.0.1, with a loud warning; under
 // CI=true serviceSkip throws instead, so CI always runs it.
 const skip = (await serviceSkip('postgres')) ?? (await serviceSkip('mariadb')) ?? (await serviceSkip('redis'));
@@ -57,7 +58,7 @@ function get(agent, port, id) {
   });
 }
 
-const title = `${requests} requests at concurrency ${concurrency} on pg, mysql2 and ioredis`;
+const title = `${requests} requests at concurrency ${concurrency} on pg, mysql2, ioredis and node-redis`;
 
 // `skip` (above): set only where PostgreSQL, MariaDB or Redis is not reachable; under CI=true serviceSkip throws.
 test(`${title}, ${guarded ? 'guarded' : 'NOT guarded'}`, { skip, timeout: 15 * 60_000 }, async (t) => {
