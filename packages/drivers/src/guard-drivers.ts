@@ -93,7 +93,7 @@ export function guardDrivers(options?: GuardDriversOptions): DriverGuard {
   // No channel binding on the AsyncContext backend: a mysql2 3.20+ passed in is patched instead.
   // Without onQuery: its channels still report its queries, as logChannelQueries subscribes and binds nothing.
   if (channelResult === undefined && given.mysql2 !== undefined && mysql2PublishesChannels(given.mysql2)) {
-    plans.push(...mysql2Patches(given.mysql2, detach, given.onQuery));
+    plans.push(...mysql2Patches(given.mysql2, detach, undefined));
   }
   channelResult ??= { channels: [], undo: () => undefined };
   const undoQueryLog = given.onQuery === undefined ? () => undefined : logChannelQueries(channelDrivers, given.onQuery);

@@ -68,9 +68,12 @@ it('binds no channel, and patches mysql2 3.24 instead; dispose() restores it', (
 });
 
 describeWithServices(['mariadb'], 'mysql2 3.24 on the AsyncContext backend, patched', () => {
-  it("pool.query(cb) queued behind A runs in each caller's request", async () => {
+  it("pool.query(cb) queued behind A runs in each caller's request, and onQuery hears each query once", async () => {
     const { requestContext } = fresh.core;
-    const guard = fresh.drivers.guardDrivers({ mysql2 });
+    // The channels report the queries (subscribing needs no AsyncLocalStorage); the patches must not as well.
+    const reported: Array<string | undefined> = [];
+    const onQuery = () => void reported.push(requestContext.get('requestId'));
+    const guard = fresh.drivers.guardDrivers({ mysql2, onQuery });
     const pool = mysql2.createPool({ ...mysqlConfig, connectionLimit: 1 });
     try {
       let onHeld!: () => void;
@@ -101,6 +104,7 @@ describeWithServices(['mariadb'], 'mysql2 3.24 on the AsyncContext backend, patc
       );
       await a;
       expect(seen).toEqual(ids);
+      expect(reported.sort()).toEqual(['A', ...ids]); // A's SLEEP, then each B's SELECT 1: once each
     } finally {
       guard.dispose();
       await new Promise<void>((resolve) => pool.end(() => resolve()));
