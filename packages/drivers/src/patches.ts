@@ -223,7 +223,9 @@ interface Mysql2Command {
  * with the values mysql2 wrote into it), redacted as the 3.20 channels' is. A query finishes where its result
  * is handed over: the callback passed in (connection.query(sql, cb), pool.execute, mysql2/promise); the
  * callback of a command passed in (pool.query builds the command and passes it); or, for a command used as an
- * event emitter (`connection.query(sql).on('result', …)`), its `end` event, failed if `error` came first.
+ * event emitter (`connection.query(sql).on('result', …)`), its `error` or else its `end` event. Not reported:
+ * `prepare()` then `statement.execute()` (mysql2 adds that command itself; 3.20's channels skip it too), and an
+ * event-style query a fatal connection error ends (mysql2 tells the connection, not the command).
  * Nothing is added to the command that changes what it does: no listener (an `error` listener would swallow
  * errors nobody else listens to), only the instance's own `onResult` or `emit` wrapped.
  */
@@ -260,10 +262,14 @@ function loggedMysql2Command(
             );
           };
           const withCallback = withReportingCallback(args, done);
+          // A command passed in (pool.query builds one) is watched before mysql2 sees it: a closed connection calls
+          // its callback at once, before returning.
+          const passedIn = withCallback === undefined && isMysql2Command(args[0]) ? args[0] : undefined;
+          if (passedIn !== undefined) reportWhenFinished(passedIn, done);
           const command = Reflect.apply(original, this, withCallback ?? withLastCallback(args, bindCallback)) as
             Mysql2Command | undefined;
           sent.command = command;
-          if (withCallback === undefined && typeof command === 'object' && command !== null) {
+          if (withCallback === undefined && passedIn === undefined && isMysql2Command(command)) {
             reportWhenFinished(command, done);
           }
           return command;
@@ -277,6 +283,11 @@ function mysql2Sql(first: unknown): unknown {
 }
 
 /** A mysql2 command with no callback argument: reported from its own callback, or from its events. */
+/** A mysql2 command: the EventEmitter query() and execute() make, and pool.query() passes in. */
+function isMysql2Command(value: unknown): value is Mysql2Command {
+  return typeof value === 'object' && value !== null && typeof (value as Mysql2Command).emit === 'function';
+}
+
 function reportWhenFinished(command: Mysql2Command, done: (failed: boolean) => void): void {
   const onResult = command.onResult;
   if (typeof onResult === 'function') {
@@ -288,10 +299,9 @@ function reportWhenFinished(command: Mysql2Command, done: (failed: boolean) => v
   }
   const emitEvent = command.emit;
   if (typeof emitEvent !== 'function') return;
-  let failed = false;
+  // Reported as failed at `error` itself: with no listener of the caller's, that emit throws and `end` never comes.
   command.emit = function (this: unknown, event: unknown, ...rest: unknown[]) {
-    if (event === 'error') failed = true;
-    else if (event === 'end') done(failed);
+    if (event === 'error' || event === 'end') done(event === 'error');
     return Reflect.apply(emitEvent, this, [event, ...rest]) as unknown;
   };
 }
