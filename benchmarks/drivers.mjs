@@ -154,6 +154,13 @@ function printPerQuery(samples, unit, digits) {
         `(paired per round: IQR ${iqr(own, digits)}): the guard's own share beyond the tracing any subscriber turns on`,
     );
   }
+  if (samples['guard + onQuery'] !== undefined) {
+    const logged = samples['guard + onQuery'].map((value, i) => value - samples.guard[i]);
+    console.log(
+      `    onQuery over the guard: ${signed(median(samples['guard + onQuery']) - median(samples.guard), digits)} ` +
+        `(paired per round: IQR ${iqr(logged, digits)}): reporting each query to a listener that does nothing`,
+    );
+  }
   return median(samples.guard) - median(samples.none);
 }
 
@@ -178,12 +185,20 @@ export async function runDrivers() {
   const { requestContext } = require('@ambient/core');
   // mysql2 before 3.20 publishes no channels: the guard's wrapper path (patches.ts), in-process only.
   const mysql2Wrapped = { name: 'mysql2 3.19', driver: require('mysql2-319') };
-  const variantsFor = (driver) => {
+  // The opt-in query log (`onQuery`) with a listener that does nothing: what reporting a query costs on top of
+  // the guard, in process only (no budget names it; the README quotes it).
+  const onQuery = () => undefined;
+  const variantsFor = (driver, { queryLog = false } = {}) => {
     if (driver.name === mysql2Wrapped.name)
-      return { none: () => undefined, guard: () => guardDrivers({ mysql2: mysql2Wrapped.driver }) };
+      return {
+        none: () => undefined,
+        guard: () => guardDrivers({ mysql2: mysql2Wrapped.driver }),
+        ...(queryLog ? { 'guard + onQuery': () => guardDrivers({ mysql2: mysql2Wrapped.driver, onQuery }) } : {}),
+      };
     return {
       none: () => undefined,
       guard: () => guardDrivers({ pg, mysql2 }),
+      ...(queryLog ? { 'guard + onQuery': () => guardDrivers({ pg, mysql2, onQuery }) } : {}),
       opentelemetry: openTelemetry.install,
       ...(driver.name === 'mysql2' ? { 'no-op subscriber': noopSubscriber } : {}),
     };
@@ -210,7 +225,7 @@ export async function runDrivers() {
     { name: mysql2Wrapped.name, driver: mysql2Wrapped.driver, config: { stream: mysqlStream, user: 'root' } },
   ]);
   for (const driver of inMemory) {
-    const variants = variantsFor(driver);
+    const variants = variantsFor(driver, { queryLog: true });
     await warm(driver, variants);
     const samples = await alternateRounds(
       { ...variants, 'none again': variants.none },
