@@ -1,23 +1,16 @@
 // The BullMQ example end to end: its demo, on the real Redis at 127.0.0.1:6379, prints one group of log lines per
 // signup across the web process and the worker process.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { serviceSkip } from '../../scripts/services.mjs';
+import { demoGroups } from './demo-groups.mjs';
 
 // Skipped only where the service is not reachable on 127.0.0.1, with a loud warning; under CI=true serviceSkip
 // throws instead, so CI always runs it.
 const skip = await serviceSkip('redis');
 
 test('examples/jobs-bullmq: every signup is one group of six lines across two processes', { skip }, () => {
-  const demo = fileURLToPath(new URL('../jobs-bullmq/demo.mjs', import.meta.url));
-  const { status, stdout, stderr } = spawnSync(process.execPath, [demo], { encoding: 'utf8', timeout: 120_000 });
-  assert.equal(status, 0, stderr);
-  const groups = stdout
-    .split('\ncorrelationId ')
-    .slice(1)
-    .map((group) => group.trim().split('\n'));
+  const groups = demoGroups('../jobs-bullmq/demo.mjs');
   assert.equal(groups.length, 3);
   assert.ok(groups.some(([id]) => id === 'campaign-2026-11'));
   for (const [, ...lines] of groups) {
