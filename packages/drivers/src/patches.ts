@@ -282,12 +282,12 @@ function mysql2Sql(first: unknown): unknown {
   return typeof first === 'string' ? first : (first as { sql?: unknown } | null | undefined)?.sql;
 }
 
-/** A mysql2 command with no callback argument: reported from its own callback, or from its events. */
 /** A mysql2 command: the EventEmitter query() and execute() make, and pool.query() passes in. */
 function isMysql2Command(value: unknown): value is Mysql2Command {
   return typeof value === 'object' && value !== null && typeof (value as Mysql2Command).emit === 'function';
 }
 
+/** A mysql2 command with no callback argument: reported from its own callback, or from its events. */
 function reportWhenFinished(command: Mysql2Command, done: (failed: boolean) => void): void {
   const onResult = command.onResult;
   if (typeof onResult === 'function') {
