@@ -42,6 +42,7 @@ describe('keptTracingChannel(name)', () => {
     expect(kept?.get('ambient-test:kept-global')).toBe(channel);
   });
 
+  // Skipped only without --expose-gc (withGc, above): npm test and the Node matrix pass the flag.
   withGc('a driver loaded again publishes on the kept channel, and a binding made after that reaches it', async () => {
     const name = 'ambient-test:kept-reloaded';
     // The first registry's driver makes the channel and a guard in that registry asks for it; then both are gone.
@@ -62,7 +63,8 @@ describe('keptTracingChannel(name)', () => {
     expect(seen).toEqual(['from the driver']);
   });
 
-  // The control: what keptTracingChannel prevents, shown on a name nobody keeps.
+  // The control: what keptTracingChannel prevents, shown on a name nobody keeps. Skipped only without --expose-gc
+  // (withGc, above): npm test and the Node matrix pass the flag.
   withGc('without it, a name made again before the old channel is finalized loses its entry on Node 20', async () => {
     const name = 'ambient-test:not-kept';
     const collected = loadAndDropDriver(name);

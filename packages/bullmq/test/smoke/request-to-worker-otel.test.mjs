@@ -15,6 +15,7 @@ const require = createRequire(import.meta.url);
 const skip = await serviceSkip('redis');
 
 for (const manager of ['ambient', 'stock']) {
+  // `skip` (above): set only where Redis is not reachable on 127.0.0.1; under CI=true serviceSkip throws.
   test(
     `producer and consumer spans across processes (${manager} context manager)`,
     { skip, timeout: 120_000 },
