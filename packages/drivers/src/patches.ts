@@ -201,13 +201,17 @@ function withReportingCallback(args: unknown[], done: (failed: boolean) => void)
   const last = args.length - 1;
   const callback = args[last];
   if (last < 1 || typeof callback !== 'function') return undefined;
-  const bound = bindCallback(callback as (...a: unknown[]) => unknown);
   const reported = args.slice();
-  reported[last] = function (this: unknown, error: unknown, ...rest: unknown[]) {
-    done(error !== null && error !== undefined);
-    return Reflect.apply(bound, this, [error, ...rest]);
-  };
+  reported[last] = reportingFirst(bindCallback(callback as (...a: unknown[]) => unknown), done);
   return reported;
+}
+
+/** A Node-style `callback` that tells `done` whether it was called with an error, then runs as it would. */
+function reportingFirst(callback: (...a: unknown[]) => unknown, done: (failed: boolean) => void) {
+  return function (this: unknown, error: unknown, ...rest: unknown[]): unknown {
+    done(error !== null && error !== undefined);
+    return Reflect.apply(callback, this, [error, ...rest]);
+  };
 }
 
 /** What a mysql2 Connection#query/#execute returns: its command, an EventEmitter holding the SQL it sent. */
@@ -291,10 +295,7 @@ function isMysql2Command(value: unknown): value is Mysql2Command {
 function reportWhenFinished(command: Mysql2Command, done: (failed: boolean) => void): void {
   const onResult = command.onResult;
   if (typeof onResult === 'function') {
-    command.onResult = function (this: unknown, error: unknown, ...rest: unknown[]) {
-      done(error !== null && error !== undefined);
-      return Reflect.apply(onResult, this, [error, ...rest]) as unknown;
-    };
+    command.onResult = reportingFirst(onResult as (...a: unknown[]) => unknown, done);
     return;
   }
   const emitEvent = command.emit;
