@@ -30,6 +30,7 @@ export { describeValue } from './describe-value.js';
 export { asyncContextImplementation } from './root.js';
 export type { Implementation as AsyncContextImplementation } from './storage.js';
 export { attachValue, snapshotWith, type AttachedValue } from './variable.js';
+export { bindFirstCall } from './bind-callback.js';
 export { forwardingFunction, type Forward } from './forwarding-function.js';
 export { functionWithNameAndLength, lengthOf } from './copy-name-and-length.js';
 export { carrierKeys, readCarrier, type CarrierFields } from './carrier.js';

@@ -40,6 +40,41 @@ export function bindCallback<F extends (...args: never[]) => unknown>(callback: 
 }
 
 /**
+ * bindCallback for a callback its caller drops once it has called it, as a driver drops a query's (pg's Query,
+ * pg-pool's queued request, mysql2's command): the same first call in the values current now, later calls as
+ * called, but the callback held as the caller itself would hold it, with no WeakRef. It then keeps alive nothing
+ * the caller would not keep without it, and a WeakRef costs about 100 ns a binding on Node 24: 0.3 µs of a pg
+ * `pool.query`, which binds three, against issue #16's budget of 1 µs (benchmarks/drivers.mjs). Where a caller
+ * may keep a callback for ever (pg's connect callback), bindCallback.
+ */
+export function bindFirstCall<F extends (...args: never[]) => unknown>(callback: F): F {
+  if (typeof callback !== 'function') throw notAFunction('bindFirstCall(callback)', callback);
+  return forwardingFunction(
+    arityOf(callback),
+    callFirstInFrame,
+    new FirstCall(storage.getStore(), callback),
+    undefined,
+  ) as unknown as F;
+}
+
+/** A bindFirstCall's state: one object per binding, where a closure would need a context and a function more. */
+class FirstCall {
+  pending = true;
+  constructor(
+    public frame: Frame | undefined,
+    readonly callback: (...args: never[]) => unknown,
+  ) {}
+}
+
+function callFirstInFrame(thisArg: unknown, args: ArrayLike<unknown>, call: FirstCall): unknown {
+  if (!call.pending) return Reflect.apply(call.callback, thisArg, args) as unknown;
+  const frame = call.frame;
+  call.pending = false;
+  call.frame = undefined;
+  return runInFrame(frame, call.callback, thisArg, args);
+}
+
+/**
  * The callback's `length`, read directly: a driver binds two or three callbacks per query, and lengthOf's
  * HasOwnProperty and Get steps (what Snapshot.wrap owes the spec) cost 0.3 µs a pg query on Node 24, more than
  * the rest of the binding (issue #16; benchmarks/drivers.mjs). Anything but a small whole number, as from a

@@ -1,6 +1,7 @@
 import { expect, test } from 'tstyche';
-import { AmbientError } from '@ambient/core';
+import { AmbientError, bindCallback } from '@ambient/core';
 import {
+  bindFirstCall,
   defineErrors,
   defineWarnings,
   optionErrorTemplates,
@@ -57,4 +58,12 @@ test('an options shape needs a rule of the right type for every key', () => {
     name: typeof rules.boolean;
     paused: typeof rules.boolean;
   }>();
+});
+
+test('bindCallback and bindFirstCall return a function of the callback’s own type, and take only functions', () => {
+  const callback = (error: Error | null, rows?: string[]) => (error === null ? (rows?.length ?? 0) : -1);
+  expect(bindCallback(callback)).type.toBe<typeof callback>();
+  expect(bindFirstCall(callback)).type.toBe<typeof callback>();
+  expect(bindFirstCall).type.not.toBeCallableWith('callback');
+  expect(bindCallback).type.not.toBeCallableWith({ call: () => 0 });
 });
