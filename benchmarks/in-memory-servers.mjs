@@ -4,13 +4,19 @@
 // instrumentation around it do, without the kernel's loopback and the database's scheduling, which move by more
 // than the 1 µs issue #16's budget is about. Replies come on a later turn of the event loop (setImmediate), as a
 // socket's data does, so a pool hands connections over from one request's callback to the next, as it does on a
-// real server. Benchmarks only: the servers understand nothing but what these drivers send for that statement.
+// real server. A reply arrives in the context the socket was opened in, as a TCP socket's data does (its handle
+// keeps the context of its creation), not in the context of the write that caused it: a guard that restores
+// its caller then pays for the switch here as it does on a real socket. Benchmarks only: the servers understand
+// nothing but what these drivers send for that statement.
+import { AsyncResource } from 'node:async_hooks';
 import { Duplex } from 'node:stream';
 
 /** A duplex that answers what the driver writes through `reply(chunk)`, one event-loop turn later. */
 class InMemorySocket extends Duplex {
   #pending = Buffer.alloc(0);
   #answer;
+  /** The context the socket was opened in: where its replies arrive. */
+  #opened = new AsyncResource('InMemorySocket');
 
   constructor(answer) {
     super();
@@ -21,7 +27,9 @@ class InMemorySocket extends Duplex {
     this.#pending = this.#pending.length === 0 ? chunk : Buffer.concat([this.#pending, chunk]);
     const { replies, rest } = this.#answer(this.#pending);
     this.#pending = rest;
-    if (replies.length > 0) setImmediate(() => this.push(replies.length === 1 ? replies[0] : Buffer.concat(replies)));
+    if (replies.length === 0) return done();
+    const reply = replies.length === 1 ? replies[0] : Buffer.concat(replies);
+    setImmediate(() => this.#opened.runInAsyncScope(() => this.push(reply)));
     done();
   }
 
