@@ -61,18 +61,21 @@ export interface ChannelGuardResult {
   readonly undo: () => void;
 }
 
-/** Binds the guarded channels of `drivers`; `undefined` where channels cannot bind (the AsyncContext backend). */
+/**
+ * Binds the guarded channels of `drivers`, running what may open a connection outside any request for the
+ * drivers in `detaching`; `undefined` where channels cannot bind (the AsyncContext backend).
+ */
 export function guardChannels(
   drivers: ReadonlySet<DriverName>,
-  detachConnections: boolean,
+  detaching: ReadonlySet<DriverName>,
 ): ChannelGuardResult | undefined {
   const undos: Array<() => void> = [];
   const names: string[] = [];
   for (const guarded of guardedChannels) {
     if (!drivers.has(guarded.driver)) continue;
-    if (!guarded.restoresCallbacks && !(guarded.opensConnections && detachConnections)) continue;
+    const detaches = guarded.opensConnections && detaching.has(guarded.driver);
+    if (!guarded.restoresCallbacks && !detaches) continue;
     const channel = keptTracingChannel(guarded.name);
-    const detaches = guarded.opensConnections && detachConnections;
     if (detaches) {
       const unbind = bindChannelContext(channel.start, detachRecordingCaller);
       if (unbind === undefined) return undoAll(undos);

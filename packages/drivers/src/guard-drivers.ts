@@ -1,13 +1,23 @@
 import { readOptions, rule, rules, type OptionShape } from '@ambient/core/adapter';
 import { guardChannels, type DriverName } from './channels.js';
 import { errors } from './errors.js';
-import { mysql2Patches, mysql2PublishesChannels, nodeRedisPatches, pgPatches, type PatchPlan } from './patches.js';
+import {
+  mysql2Patches,
+  mysql2PoolDetach,
+  mysql2PublishesChannels,
+  nodeRedisPatches,
+  pgPatches,
+  type PatchPlan,
+} from './patches.js';
 import { logChannelQueries, type QueryListener } from './query-log.js';
 
 export interface GuardDriversOptions {
   /** The `pg` module (`import pg from 'pg'`): patched, as pg publishes no channels (brianc/node-postgres#3650). */
   pg?: { Pool?: unknown; Client?: unknown };
-  /** The `mysql2` module: from 3.20 its channels are used and nothing is patched; before 3.20, patched. */
+  /**
+   * The `mysql2` module: from 3.20 its channels are used, and only Pool#getConnection is patched, to open a
+   * socket outside the request only when the pool may open one; before 3.20, patched.
+   */
   mysql2?: { Pool?: unknown; Connection?: unknown };
   /** The `redis` module (node-redis): its client pool's `execute` is patched. */
   redis?: { RedisClientPool?: unknown };
@@ -70,8 +80,9 @@ const holder = globalThis as {
  * the request that made the call, not the one that released the connection; query callbacks run in it, not in
  * the request that happened to open the socket; and connections open outside any request, so no request's
  * values outlive it in a socket. Promise paths keep working as they did. Where a driver publishes TracingChannel
- * events (mysql2 3.20+, ioredis 5.11+, @redis/client 5.12+) they are used, with no patching and under ESM too;
- * pg, mysql2 before 3.20 and node-redis's client pool are patched, for the modules passed in.
+ * events (mysql2 3.20+, ioredis 5.11+, @redis/client 5.12+) they are used, under ESM too (of a mysql2 3.20+
+ * passed in, getConnection is patched to detach only the calls that may open a socket); pg, mysql2 before 3.20
+ * and node-redis's client pool are patched, for the modules passed in.
  *
  *     import pg from 'pg';
  *     import mysql2 from 'mysql2';
@@ -84,16 +95,22 @@ export function guardDrivers(options?: GuardDriversOptions): DriverGuard {
   const channelDrivers = new Set<DriverName>(given.channels ?? knownChannelDrivers);
   const plans: PatchPlan[] = [];
   if (given.pg !== undefined) plans.push(...pgPatches(given.pg, detach, given.onQuery));
-  if (given.mysql2 !== undefined && !mysql2PublishesChannels(given.mysql2)) {
-    plans.push(...mysql2Patches(given.mysql2, detach, given.onQuery));
-  }
+  const mysql2 = given.mysql2;
+  const mysql2Channels = mysql2 !== undefined && mysql2PublishesChannels(mysql2);
+  if (mysql2 !== undefined && !mysql2Channels) plans.push(...mysql2Patches(mysql2, detach, given.onQuery));
   if (given.redis !== undefined) plans.push(...nodeRedisPatches(given.redis));
 
-  let channelResult = guardChannels(channelDrivers, detach);
-  // No channel binding on the AsyncContext backend: a mysql2 3.20+ passed in is patched instead.
-  // Without onQuery: its channels still report its queries, as logChannelQueries subscribes and binds nothing.
-  if (channelResult === undefined && given.mysql2 !== undefined && mysql2PublishesChannels(given.mysql2)) {
-    plans.push(...mysql2Patches(given.mysql2, detach, undefined));
+  // A mysql2 3.20+ passed in leaves the request only where its pool may open a socket (mysql2PoolDetach); one
+  // that is not, through its channels, on every getConnection.
+  const detaching = new Set<DriverName>(detach ? channelDrivers : []);
+  if (mysql2Channels) detaching.delete('mysql2');
+  let channelResult = guardChannels(channelDrivers, detaching);
+  if (channelResult === undefined && mysql2Channels) {
+    // No channel binding on the AsyncContext backend: a mysql2 3.20+ passed in is patched instead.
+    // Without onQuery: its channels still report its queries, as logChannelQueries subscribes and binds nothing.
+    plans.push(...mysql2Patches(mysql2, detach, undefined));
+  } else if (mysql2Channels && detach) {
+    plans.push(...mysql2PoolDetach(mysql2));
   }
   channelResult ??= { channels: [], undo: () => undefined };
   const undoQueryLog = given.onQuery === undefined ? () => undefined : logChannelQueries(channelDrivers, given.onQuery);

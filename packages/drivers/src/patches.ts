@@ -1,47 +1,64 @@
 import { performance } from 'node:perf_hooks';
 import { bindCallback, runInRoot } from '@ambient/core';
-import { captureContext } from '@ambient/core/adapter';
-import { patchMethod, withLastCallback } from './patch-method.js';
+import { bindFirstCall, captureContext } from '@ambient/core/adapter';
+import { patchMethod, bindLastCallback } from './patch-method.js';
 import { emit, type QueryListener } from './query-log.js';
 import { redactStatement } from './statement.js';
 
 /*
  * Small wrappers for drivers that publish no TracingChannel events: pg and pg-pool (brianc/node-postgres#3650
  * is open), mysql2 before 3.20, and node-redis's client pool. Each binds the trailing callback to its caller's
- * context for one call (bindCallback: pg keeps a client's connect callback in a listener for ever), and runs
- * what opens a socket outside any request, so that the socket neither keeps the first request alive nor runs
- * later callbacks in it. Results, errors, return values and timing are the driver's own.
+ * context for one call (bindFirstCall, or bindCallback where the driver may keep it: pg keeps a client's
+ * connect callback after an error), and runs what opens a socket outside any request, so that the socket
+ * neither keeps the first request alive nor runs later callbacks in it. Results, errors, return values and
+ * timing are the driver's own.
  */
 
 type Patch = () => (() => void) | undefined;
 
-/** A method that calls its trailing callback later, from another context: bound to the caller for one call. */
-function bindsCallback(start: object | undefined, name: string): Patch {
+type Bind = <F extends (...a: never[]) => unknown>(fn: F) => F;
+
+/**
+ * A method that calls its trailing callback later, from another context: bound to the caller for one call. By
+ * default with bindFirstCall, for callbacks the driver drops once called (a query's, a queued pool request's);
+ * bindCallback where it may keep one for ever (a connect callback: pg keeps `_connectionCallback` after an error).
+ */
+function bindsCallback(start: object | undefined, name: string, bind: Bind = bindFirstCall): Patch {
   return () =>
     patchMethod(
       start,
       name,
       (original) =>
         function (this: unknown, ...args: unknown[]) {
-          return Reflect.apply(original, this, withLastCallback(args, bindCallback));
+          return Reflect.apply(original, this, bindLastCallback(args, bind));
         },
     );
 }
 
 /**
  * A method that may open a socket: run outside any request, its callback bound to the caller for one call.
- * Where `mayOpen` says this call will not open one, it is only bound: running outside the request costs two
- * context switches (0.3 µs on Node 24), and a warm pool opens nothing.
+ * Where `mayOpen` says this call will not open one, it stays in the request: running outside it costs two
+ * context switches (0.3 µs on Node 24), and a warm pool opens nothing. There the callback is bound too, unless
+ * `channelsRestore`: the driver's TracingChannels bring it back to the caller already (mysql2 3.20+).
  */
-function opensConnection(start: object | undefined, name: string, mayOpen: (self: unknown) => boolean = always): Patch {
+function opensConnection(
+  start: object | undefined,
+  name: string,
+  mayOpen: (self: unknown) => boolean = always,
+  channelsRestore = false,
+): Patch {
   return () =>
     patchMethod(
       start,
       name,
       (original) =>
         function (this: unknown, ...args: unknown[]) {
-          const bound = withLastCallback(args, bindCallback);
-          if (!mayOpen(this)) return Reflect.apply(original, this, bound);
+          if (!mayOpen(this)) {
+            return Reflect.apply(original, this, channelsRestore ? args : bindLastCallback(args, bindFirstCall));
+          }
+          // Bound even where channels restore: their `start` now records this run outside the request. Held
+          // weakly after its call: the connection it opens may keep it (a connect listener) for as long as it lives.
+          const bound = bindLastCallback(args, bindCallback);
           return runInRoot(() => Reflect.apply(original, this, bound));
         },
     );
@@ -50,12 +67,24 @@ function opensConnection(start: object | undefined, name: string, mayOpen: (self
 const always = (): boolean => true;
 
 /**
- * Can this mysql2 pool open a connection for the next getConnection? Not while one is free: it hands that out
- * (lib/base/pool.js; `_freeConnections` since mysql2 1.x). A pool without that field may always open one.
+ * Can this mysql2 pool open a connection for the next getConnection? Not while one is free: it hands that out;
+ * nor when it holds `connectionLimit` connections already (0: no limit): it queues the call until one is
+ * released (lib/base/pool.js; these fields since mysql2 1.x). A busy pool queues most calls, so this keeps them
+ * in the request too. A pool without these fields may always open one.
  */
 function mysql2PoolMayOpen(pool: unknown): boolean {
-  const free = (pool as { _freeConnections?: { length?: unknown } } | null)?._freeConnections?.length;
-  return !(typeof free === 'number' && free > 0);
+  const {
+    _freeConnections: free,
+    _allConnections: all,
+    config,
+  } = (pool ?? {}) as {
+    _freeConnections?: { length?: unknown };
+    _allConnections?: { length?: unknown };
+    config?: { connectionLimit?: unknown };
+  };
+  if (typeof free?.length === 'number' && free.length > 0) return false;
+  const limit = config?.connectionLimit;
+  return !(typeof all?.length === 'number' && typeof limit === 'number' && limit > 0 && all.length >= limit);
 }
 
 function prototypeOf(value: unknown): object | undefined {
@@ -87,7 +116,7 @@ export function pgPatches(
     },
     {
       name: 'pg Client#connect',
-      apply: detachConnections ? opensConnection(client, 'connect') : bindsCallback(client, 'connect'),
+      apply: detachConnections ? opensConnection(client, 'connect') : bindsCallback(client, 'connect', bindCallback),
     },
   ];
 }
@@ -111,12 +140,28 @@ export function mysql2Patches(
       name: 'mysql2 Pool#getConnection',
       apply: detachConnections
         ? opensConnection(pool, 'getConnection', mysql2PoolMayOpen)
-        : bindsCallback(pool, 'getConnection'),
+        : bindsCallback(pool, 'getConnection', bindCallback),
     },
     { name: 'mysql2 Pool#query', apply: bindsCallback(pool, 'query') },
     { name: 'mysql2 Pool#execute', apply: bindsCallback(pool, 'execute') },
     { name: 'mysql2 Connection#query', apply: command('query') },
     { name: 'mysql2 Connection#execute', apply: command('execute') },
+  ];
+}
+
+/**
+ * mysql2 3.20+ passed in: its channels restore every callback (channels.ts), and Pool#getConnection runs outside
+ * any request only when the pool may open a socket. Through the channels alone (`mysql2:pool:connect`'s
+ * `start`, which tells nothing of the pool) every getConnection would leave the request, a warm pool's too:
+ * two context switches there and two more to come back, 6,057 instructions of a pool.query's 43,631 on Node 24
+ * (benchmarks/drivers-instructions.mjs).
+ */
+export function mysql2PoolDetach(mysql2: { Pool?: unknown }): PatchPlan[] {
+  return [
+    {
+      name: 'mysql2 Pool#getConnection',
+      apply: opensConnection(prototypeOf(mysql2.Pool), 'getConnection', mysql2PoolMayOpen, true),
+    },
   ];
 }
 
@@ -159,7 +204,7 @@ function loggedPgQuery(client: object | undefined, onQuery: QueryListener): Patc
           const config = args[0];
           const text = pgText(config);
           if (text === undefined || typeof (config as { submit?: unknown }).submit === 'function') {
-            return Reflect.apply(original, this, withLastCallback(args, bindCallback));
+            return Reflect.apply(original, this, bindLastCallback(args, bindFirstCall));
           }
           const caller = captureContext();
           const started = performance.now();
@@ -202,7 +247,9 @@ function withReportingCallback(args: unknown[], done: (failed: boolean) => void)
   const callback = args[last];
   if (last < 1 || typeof callback !== 'function') return undefined;
   const reported = args.slice();
-  reported[last] = reportingFirst(bindCallback(callback as (...a: unknown[]) => unknown), done);
+  // Bound outside the report: the one switch into the caller serves both, where the report, called first from
+  // the socket's context, would switch in and out once more to tell the listener.
+  reported[last] = bindFirstCall(reportingFirst(callback as (...a: unknown[]) => unknown, done));
   return reported;
 }
 
@@ -270,7 +317,7 @@ function loggedMysql2Command(
           // its callback at once, before returning.
           const passedIn = withCallback === undefined && isMysql2Command(args[0]) ? args[0] : undefined;
           if (passedIn !== undefined) reportWhenFinished(passedIn, done);
-          const command = Reflect.apply(original, this, withCallback ?? withLastCallback(args, bindCallback)) as
+          const command = Reflect.apply(original, this, withCallback ?? bindLastCallback(args, bindFirstCall)) as
             Mysql2Command | undefined;
           sent.command = command;
           if (withCallback === undefined && passedIn === undefined && isMysql2Command(command)) {
@@ -295,7 +342,8 @@ function isMysql2Command(value: unknown): value is Mysql2Command {
 function reportWhenFinished(command: Mysql2Command, done: (failed: boolean) => void): void {
   const onResult = command.onResult;
   if (typeof onResult === 'function') {
-    command.onResult = reportingFirst(onResult as (...a: unknown[]) => unknown, done);
+    // Bound where the command is sent, in its caller, as withReportingCallback binds: one switch back, not two.
+    command.onResult = bindFirstCall(reportingFirst(onResult as (...a: unknown[]) => unknown, done));
     return;
   }
   const emitEvent = command.emit;

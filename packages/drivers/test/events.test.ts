@@ -9,11 +9,10 @@
 // | pg 8.23       | pool.on('acquire')                    | A, A          | A, A       |
 // | pg 8.23       | pool.on('error') (idle, A's socket)   | A             | none       |
 // | mysql2 3.24   | pool.on('connection')                 | A             | none       |
-// | mysql2 3.24   | pool.on('acquire')                    | A             | none       |
-// | mysql2 3.24   | pool.on('enqueue')                    | B             | none       |
-// | mysql2 3.19   | pool.on('connection')                 | A             | none       |
-// | mysql2 3.19   | pool.on('acquire')                    | A             | none       |
-// | mysql2 3.19   | pool.on('enqueue')                    | B             | none       |
+// | mysql2 3.24   | pool.on('acquire'), A's, then C's     | A, C          | none, C    |
+// | mysql2 3.24   | pool.on('enqueue')                    | B             | B          |
+// | mysql2 3.19   | the same three                        | the same      | the same   |
+// | mysql2 3.24, channels alone (module not passed): the same without the guard; with it none, none, none |
 // | ioredis 6     | client.on('ready') (first command, A) | A             | none       |
 // | node-redis 6  | client.on('ready') (connect() in A)   | A             | none       |
 // | ioredis 6     | subscriber.on('message'), B publishes | A             | none       |
@@ -21,8 +20,10 @@
 // | knex 3 (pg)   | knex.on('query'), B's awaited builder | each B        | each B     |
 // | knex 3 (pg)   | knex.on('query-response'), the same   | each B        | each B     |
 // | knex 3 (pg)   | await knex.raw() queued behind A      | each B        | each B     |
-// (20 B requests at once for knex; one for the pools.) With the guard, what runs where a socket is opened or
-// a waiter is queued (mysql2 getConnection) runs outside any request: its events see none.
+// (20 B requests at once for knex; one for the pools; for mysql2, C takes the connection once it is free.) With
+// the guard, a mysql2 getConnection that may open a socket runs outside any request, so its events see none;
+// one that takes a free connection (C) or waits for one (B) stays in its request. Through mysql2's channels
+// alone (`guardDrivers()` without the module) every getConnection runs outside any request.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import knexFactory, { type Knex } from 'knex';
@@ -67,17 +68,23 @@ const documented: ReadonlyArray<readonly [driver: string, event: string, phase: 
   ['pg', "pool.on('connect')", 'with guard', 'A'],
   ['pg', "pool.on('acquire')", 'with guard', 'A, A'],
   ['mysql2 3.24', "pool.on('connection')", 'without guard', 'A'],
-  ['mysql2 3.24', "pool.on('acquire')", 'without guard', 'A'],
+  ['mysql2 3.24', "pool.on('acquire')", 'without guard', 'A, C'],
   ['mysql2 3.24', "pool.on('enqueue')", 'without guard', 'B'],
   ['mysql2 3.24', "pool.on('connection')", 'with guard', 'none'],
-  ['mysql2 3.24', "pool.on('acquire')", 'with guard', 'none'],
-  ['mysql2 3.24', "pool.on('enqueue')", 'with guard', 'none'],
+  ['mysql2 3.24', "pool.on('acquire')", 'with guard', 'none, C'],
+  ['mysql2 3.24', "pool.on('enqueue')", 'with guard', 'B'],
   ['mysql2 3.19', "pool.on('connection')", 'without guard', 'A'],
-  ['mysql2 3.19', "pool.on('acquire')", 'without guard', 'A'],
+  ['mysql2 3.19', "pool.on('acquire')", 'without guard', 'A, C'],
   ['mysql2 3.19', "pool.on('enqueue')", 'without guard', 'B'],
   ['mysql2 3.19', "pool.on('connection')", 'with guard', 'none'],
-  ['mysql2 3.19', "pool.on('acquire')", 'with guard', 'none'],
-  ['mysql2 3.19', "pool.on('enqueue')", 'with guard', 'none'],
+  ['mysql2 3.19', "pool.on('acquire')", 'with guard', 'none, C'],
+  ['mysql2 3.19', "pool.on('enqueue')", 'with guard', 'B'],
+  ['mysql2 3.24, channels alone', "pool.on('connection')", 'without guard', 'A'],
+  ['mysql2 3.24, channels alone', "pool.on('acquire')", 'without guard', 'A, C'],
+  ['mysql2 3.24, channels alone', "pool.on('enqueue')", 'without guard', 'B'],
+  ['mysql2 3.24, channels alone', "pool.on('connection')", 'with guard', 'none'],
+  ['mysql2 3.24, channels alone', "pool.on('acquire')", 'with guard', 'none, none'],
+  ['mysql2 3.24, channels alone', "pool.on('enqueue')", 'with guard', 'none'],
   ['ioredis', "client.on('ready')", 'without guard', 'A'],
   ['ioredis', "client.on('ready')", 'with guard', 'none'],
   ['node-redis', "client.on('ready')", 'without guard', 'A'],
@@ -127,7 +134,7 @@ describeWithServices(['postgres', 'mariadb', 'redis'], 'events of pools, clients
     return observed;
   }
 
-  /** mysql2: A opens the pool's one connection and holds it; B waits for it. */
+  /** mysql2: A opens the pool's one connection and holds it; B waits for it; then C takes it, free. */
   async function mysqlPoolEvents(mysql: typeof mysql2): Promise<Observed> {
     const pool = resources.track(
       runInRoot(() => mysql.createPool({ ...mysqlConfig, connectionLimit: 1 })),
@@ -159,6 +166,15 @@ describeWithServices(['postgres', 'mariadb', 'redis'], 'events of pools, clients
       ),
     );
     await a;
+    await new Promise<void>((resolve, reject) =>
+      inRequest('C', () =>
+        pool.getConnection((error, connection) => {
+          connection?.release();
+          if (error) reject(error);
+          else resolve();
+        }),
+      ),
+    );
     await resources.close(pool);
     return observed;
   }
@@ -279,6 +295,10 @@ describeWithServices(['postgres', 'mariadb', 'redis'], 'events of pools, clients
           enqueue: "pool.on('enqueue')",
         };
         cells('mysql2 3.24', await mysqlPoolEvents(mysql2), mysqlEvents);
+        guard?.dispose();
+        // Not passed in: its channels alone detach, on every getConnection.
+        if (phase === 'with guard') guard = guardDrivers({ pg, redis });
+        cells('mysql2 3.24, channels alone', await mysqlPoolEvents(mysql2), mysqlEvents);
         guard?.dispose();
         // mysql2 3.19 publishes no channels: guarded by patching, which takes the module.
         if (phase === 'with guard') guard = guardDrivers({ pg, mysql2: mysql2v319 as unknown as typeof mysql2, redis });

@@ -134,10 +134,15 @@ describe('what a guard reports, and dispose() putting it all back', () => {
     expect(tracingChannel('mysql2:query').asyncStart.hasSubscribers).toBe(false);
   });
 
-  it('patches pg, mysql2 before 3.20 and the node-redis pool; mysql2 3.24 publishes channels and is not patched', () => {
+  it('patches pg, mysql2 before 3.20 and the node-redis pool; of mysql2 3.24, only where its pool may open a socket', () => {
     expect(guard({ pg }).patched).toEqual(['pg Pool#connect', 'pg Pool#query', 'pg Client#query', 'pg Client#connect']);
     active.pop()!.dispose();
-    expect(guard({ mysql2 }).patched).toEqual([]);
+    // Its channels restore every callback; getConnection leaves the request only when the pool may open a socket.
+    const mysql2Guard = guard({ mysql2 });
+    expect(mysql2Guard.patched).toEqual(['mysql2 Pool#getConnection']);
+    expect(mysql2Guard.channels).toEqual(expect.arrayContaining(['mysql2:query', 'mysql2:pool:connect']));
+    active.pop()!.dispose();
+    expect(guard({ mysql2, detachConnections: false }).patched).toEqual([]);
     active.pop()!.dispose();
     expect(guard({ mysql2: mysql2v319 as unknown as typeof mysql2 }).patched).toEqual([
       'mysql2 Pool#getConnection',
