@@ -9,8 +9,8 @@ import { notAFunction } from './validate.js';
  * queued `connect`/`getConnection` callback from whoever released the connection, and a query callback from
  * the socket's events, so without this it runs in another request (mysql2 before 3.20, pg and pg-pool today:
  * DataDog/dd-trace-js#8826, brianc/node-postgres#3650). After that first call the values are dropped and
- * later calls run as called: some drivers keep a callback for ever (pg keeps a client's connect callback in a
- * listener), and holding the request's values there would keep the request alive; the callback itself is then
+ * later calls run as called: some drivers keep a callback for ever (pg keeps a client's connect callback as
+ * `_connectionCallback` after an error), and holding the request's values there would keep the request alive; the callback itself is then
  * held weakly, so a later call reaches it only while something else keeps it. For a listener called many
  * times use Snapshot.wrap or bindEmitter. `length` is kept (drivers tell callbacks apart by arity); `this` and
  * the arguments pass through.

@@ -50,10 +50,39 @@ export function callerOf(message: unknown): CapturedContext | undefined {
   return captureContext();
 }
 
-/** `start` of a call that may open a connection: recorded, then run outside any request. */
-function detachRecordingCaller(message: unknown): undefined {
-  recordCaller(message);
-  return undefined;
+/**
+ * The driver whose patched method is running a call that will not open a connection (mysql2PoolDetach: a pool
+ * with a free connection, or one that will queue the call), until that call's `start` takes it. A channel's
+ * `start` tells nothing of the pool, so without this every mysql2 getConnection would leave the request and pay
+ * a switch back. The channel still detaches every call this is not set for, so a copy of mysql2 nobody passed
+ * in opens its sockets outside requests too. Taken by the first `start` of that driver, so that nothing the
+ * call does next (an `acquire` listener's own query) inherits it.
+ */
+let stayingDriver: DriverName | undefined;
+
+/** Calls `fn`, a call of `driver` that opens no connection, with its channel's `start` left in the request. */
+export function stayingInRequest<R>(driver: DriverName, fn: () => R): R {
+  const prior = stayingDriver;
+  stayingDriver = driver;
+  try {
+    return fn();
+  } finally {
+    stayingDriver = prior;
+  }
+}
+
+/**
+ * `start` of a `driver` call that may open a connection: recorded, then run outside any request, unless a
+ * patched caller said it will not open one; then in its own context, which AsyncLocalStorage#run enters at no
+ * cost.
+ */
+function detachingUnlessStaying(driver: DriverName): (message: unknown) => CapturedContext | undefined {
+  return (message) => {
+    recordCaller(message);
+    if (stayingDriver !== driver) return undefined;
+    stayingDriver = undefined;
+    return captureContext();
+  };
 }
 
 export interface ChannelGuardResult {
@@ -61,23 +90,20 @@ export interface ChannelGuardResult {
   readonly undo: () => void;
 }
 
-/**
- * Binds the guarded channels of `drivers`, running what may open a connection outside any request for the
- * drivers in `detaching`; `undefined` where channels cannot bind (the AsyncContext backend).
- */
+/** Binds the guarded channels of `drivers`; `undefined` where channels cannot bind (the AsyncContext backend). */
 export function guardChannels(
   drivers: ReadonlySet<DriverName>,
-  detaching: ReadonlySet<DriverName>,
+  detachConnections: boolean,
 ): ChannelGuardResult | undefined {
   const undos: Array<() => void> = [];
   const names: string[] = [];
   for (const guarded of guardedChannels) {
     if (!drivers.has(guarded.driver)) continue;
-    const detaches = guarded.opensConnections && detaching.has(guarded.driver);
-    if (!guarded.restoresCallbacks && !detaches) continue;
+    if (!guarded.restoresCallbacks && !(guarded.opensConnections && detachConnections)) continue;
     const channel = keptTracingChannel(guarded.name);
+    const detaches = guarded.opensConnections && detachConnections;
     if (detaches) {
-      const unbind = bindChannelContext(channel.start, detachRecordingCaller);
+      const unbind = bindChannelContext(channel.start, detachingUnlessStaying(guarded.driver));
       if (unbind === undefined) return undoAll(undos);
       undos.push(unbind);
     }

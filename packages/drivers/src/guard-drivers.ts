@@ -100,16 +100,13 @@ export function guardDrivers(options?: GuardDriversOptions): DriverGuard {
   if (mysql2 !== undefined && !mysql2Channels) plans.push(...mysql2Patches(mysql2, detach, given.onQuery));
   if (given.redis !== undefined) plans.push(...nodeRedisPatches(given.redis));
 
-  // A mysql2 3.20+ passed in leaves the request only where its pool may open a socket (mysql2PoolDetach); one
-  // that is not, through its channels, on every getConnection.
-  const detaching = new Set<DriverName>(detach ? channelDrivers : []);
-  if (mysql2Channels) detaching.delete('mysql2');
-  let channelResult = guardChannels(channelDrivers, detaching);
+  let channelResult = guardChannels(channelDrivers, detach);
   if (channelResult === undefined && mysql2Channels) {
     // No channel binding on the AsyncContext backend: a mysql2 3.20+ passed in is patched instead.
     // Without onQuery: its channels still report its queries, as logChannelQueries subscribes and binds nothing.
     plans.push(...mysql2Patches(mysql2, detach, undefined));
-  } else if (mysql2Channels && detach) {
+  } else if (mysql2Channels && detach && channelDrivers.has('mysql2')) {
+    // Its pool's calls that will not open a socket stay in the request; a copy not passed in detaches them all.
     plans.push(...mysql2PoolDetach(mysql2));
   }
   channelResult ??= { channels: [], undo: () => undefined };

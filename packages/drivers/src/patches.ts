@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { bindCallback, runInRoot } from '@ambient/core';
 import { bindFirstCall, captureContext } from '@ambient/core/adapter';
 import { patchMethod, bindLastCallback } from './patch-method.js';
+import { stayingInRequest } from './channels.js';
 import { emit, type QueryListener } from './query-log.js';
 import { redactStatement } from './statement.js';
 
@@ -36,28 +37,19 @@ function bindsCallback(start: object | undefined, name: string, bind: Bind = bin
 }
 
 /**
- * A method that may open a socket: run outside any request, its callback bound to the caller for one call.
- * Where `mayOpen` says this call will not open one, it stays in the request: running outside it costs two
- * context switches (0.3 µs on Node 24), and a warm pool opens nothing. There the callback is bound too, unless
- * `channelsRestore`: the driver's TracingChannels bring it back to the caller already (mysql2 3.20+).
+ * A method that may open a socket: run outside any request, its callback bound to the caller for one call (held
+ * weakly after it: the connection it opens may keep it, in a connect listener, for as long as it lives). Where
+ * `mayOpen` says this call will not open one, it stays in the request: running outside it costs two context
+ * switches (0.3 µs on Node 24), and a warm pool opens nothing.
  */
-function opensConnection(
-  start: object | undefined,
-  name: string,
-  mayOpen: (self: unknown) => boolean = always,
-  channelsRestore = false,
-): Patch {
+function opensConnection(start: object | undefined, name: string, mayOpen: (self: unknown) => boolean = always): Patch {
   return () =>
     patchMethod(
       start,
       name,
       (original) =>
         function (this: unknown, ...args: unknown[]) {
-          if (!mayOpen(this)) {
-            return Reflect.apply(original, this, channelsRestore ? args : bindLastCallback(args, bindFirstCall));
-          }
-          // Bound even where channels restore: their `start` now records this run outside the request. Held
-          // weakly after its call: the connection it opens may keep it (a connect listener) for as long as it lives.
+          if (!mayOpen(this)) return Reflect.apply(original, this, bindLastCallback(args, bindFirstCall));
           const bound = bindLastCallback(args, bindCallback);
           return runInRoot(() => Reflect.apply(original, this, bound));
         },
@@ -150,17 +142,25 @@ export function mysql2Patches(
 }
 
 /**
- * mysql2 3.20+ passed in: its channels restore every callback (channels.ts), and Pool#getConnection runs outside
- * any request only when the pool may open a socket. Through the channels alone (`mysql2:pool:connect`'s
- * `start`, which tells nothing of the pool) every getConnection would leave the request, a warm pool's too:
- * two context switches there and two more to come back, 6,057 instructions of a pool.query's 43,631 on Node 24
- * (benchmarks/drivers-instructions.mjs).
+ * mysql2 3.20+ passed in: its channels restore every callback and detach every getConnection (channels.ts);
+ * Pool#getConnection tells them which calls will not open a socket, and those stay in the request. Detaching a
+ * warm pool's call too cost two context switches there and two more to come back: 6,057 instructions of a
+ * pool.query's 15,313 over none on Node 24 (benchmarks/drivers-instructions.mjs).
  */
 export function mysql2PoolDetach(mysql2: { Pool?: unknown }): PatchPlan[] {
   return [
     {
       name: 'mysql2 Pool#getConnection',
-      apply: opensConnection(prototypeOf(mysql2.Pool), 'getConnection', mysql2PoolMayOpen, true),
+      apply: () =>
+        patchMethod(
+          prototypeOf(mysql2.Pool),
+          'getConnection',
+          (original) =>
+            function (this: unknown, ...args: unknown[]) {
+              if (mysql2PoolMayOpen(this)) return Reflect.apply(original, this, args);
+              return stayingInRequest('mysql2', () => Reflect.apply(original, this, args));
+            },
+        ),
     },
   ];
 }

@@ -12,7 +12,9 @@
 // | mysql2 3.24   | pool.on('acquire'), A's, then C's     | A, C          | none, C    |
 // | mysql2 3.24   | pool.on('enqueue')                    | B             | B          |
 // | mysql2 3.19   | the same three                        | the same      | the same   |
-// | mysql2 3.24, channels alone (module not passed): the same without the guard; with it none, none, none |
+// | mysql2 3.24,  | pool.on('connection')                 | A             | none       |
+// | channels alone| pool.on('acquire'), A's, then C's     | A, C          | none, none |
+// | (not passed)  | pool.on('enqueue')                    | B             | none       |
 // | ioredis 6     | client.on('ready') (first command, A) | A             | none       |
 // | node-redis 6  | client.on('ready') (connect() in A)   | A             | none       |
 // | ioredis 6     | subscriber.on('message'), B publishes | A             | none       |

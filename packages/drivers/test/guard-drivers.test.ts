@@ -144,6 +144,9 @@ describe('what a guard reports, and dispose() putting it all back', () => {
     active.pop()!.dispose();
     expect(guard({ mysql2, detachConnections: false }).patched).toEqual([]);
     active.pop()!.dispose();
+    // Its channels left out: nothing restores its callbacks, so nothing of it is patched either.
+    expect(guard({ mysql2, channels: ['ioredis'] }).patched).toEqual([]);
+    active.pop()!.dispose();
     expect(guard({ mysql2: mysql2v319 as unknown as typeof mysql2 }).patched).toEqual([
       'mysql2 Pool#getConnection',
       'mysql2 Pool#query',

@@ -1,6 +1,6 @@
 // mysql2 on the real MariaDB at 127.0.0.1:3306, in two versions: 3.24, which publishes TracingChannel events
-// (guardDrivers binds them, and patches getConnection to open sockets outside requests), and 3.19 (`mysql2-319`), which publishes none (guardDrivers
-// patches it). Each case runs first without the guard, recording what the waiting requests see, then with it,
+// (guardDrivers binds them, and patches getConnection to keep in the request the calls that open no socket), and
+// 3.19 (`mysql2-319`), which publishes none (guardDrivers patches it). Each case runs first without the guard, recording what the waiting requests see, then with it,
 // where every request must see itself.
 import mysql2 from 'mysql2';
 import mysql2Promise from 'mysql2/promise';
@@ -210,6 +210,66 @@ for (const { driver, how, mysql, promise } of variants) {
               recordRow(row, "lazy pool: A's values collected after A ended", phase, collected ? 'yes' : 'no');
               expectCollectedOnlyWithGuard(phase, collected);
             }
+            await resources.close(pool);
+          });
+
+          // A second copy publishes on the same channels, whose `start` still detaches what the patch does not see.
+          if (how === 'TracingChannels' && guarding === 'mysql2 passed in') {
+            it('a second copy of mysql2, not passed in, opens its sockets outside requests too', async () => {
+              let copy: Mysql2 | undefined;
+              jest.isolateModules(() => {
+                // eslint-disable-next-line @typescript-eslint/no-require-imports -- a second copy, as a nested dependency loads it
+                copy = require('mysql2') as Mysql2;
+              });
+              expect(copy?.createPool).not.toBe(mysql.createPool);
+              const pool = resources.track(
+                runInRoot(() => copy!.createPool({ ...mysqlConfig, connectionLimit: 1 })),
+                endPool,
+              );
+              const opened: string[] = [];
+              pool.on('connection', () => opened.push(seen()));
+              const a = await everyRequest(['A'], (_, report) => pool.query('SELECT 1', (error) => report(error)));
+              expect(a).toEqual([['A', 'A']]);
+              expect(opened).toEqual([phase === 'with guard' ? 'none' : 'A']);
+              await resources.close(pool);
+            });
+          }
+
+          it('A destroys the connection B waits for: the pool opens a new socket outside any request, and calls B back in B', async () => {
+            const pool = resources.track(
+              runInRoot(() => mysql.createPool({ ...mysqlConfig, connectionLimit: 1 })),
+              endPool,
+            );
+            const opened: string[] = [];
+            pool.on('connection', () => opened.push(seen()));
+            let onHeld!: () => void;
+            const held = new Promise<void>((resolve) => (onHeld = resolve));
+            const a = new Promise<void>((resolve, reject) =>
+              inRequest('A', () =>
+                pool.getConnection((error, connection) => {
+                  if (error) return reject(error);
+                  onHeld();
+                  // Once B waits: the pool then asks again for B from A's destroy (releaseConnection, no _pool).
+                  setTimeout(() => {
+                    connection.destroy();
+                    resolve();
+                  }, 100);
+                }),
+              ),
+            );
+            await held;
+            const waiting = await everyRequest(['B'], (_, report) =>
+              pool.getConnection((error, connection) => {
+                report(error);
+                connection?.release();
+              }),
+            );
+            await a;
+            const row = `${driver} (${guarding})`;
+            recordRow(row, "B waits; A destroys the connection: B's callback", phase, summarize(waiting));
+            recordRow(row, "B waits; A destroys the connection: pool.on('connection')", phase, opened.join(', '));
+            expectUnguarded(phase, waiting);
+            expect(opened).toEqual(phase === 'with guard' ? ['none', 'none'] : ['A', 'A']);
             await resources.close(pool);
           });
         }),
