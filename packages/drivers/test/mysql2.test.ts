@@ -47,6 +47,35 @@ function expectUnguarded(phase: Phase, results: Seen): void {
 
 const endPool = (pool: mysql2.Pool) => new Promise<void>((resolve) => pool.end(() => resolve()));
 
+/**
+ * Request A takes the pool's one connection and holds it for `SELECT SLEEP(0.2)`, releasing it in the query's
+ * callback, or for 200 ms, releasing it from a timer of its own, or destroys it from that timer (the pool then
+ * asks again for a waiting request from A's destroy: releaseConnection with no _pool); `held` resolves once A
+ * has it.
+ */
+function holdConnection(pool: mysql2.Pool, releasedFrom: 'query callback' | 'own timer' | 'destroy') {
+  let onHeld!: () => void;
+  const held = new Promise<void>((resolve) => (onHeld = resolve));
+  const done = new Promise<void>((resolve, reject) =>
+    inRequest('A', () =>
+      pool.getConnection((error, connection) => {
+        if (error) return reject(error);
+        onHeld();
+        const finish = () => {
+          if (releasedFrom === 'destroy') connection.destroy();
+          else connection.release();
+          resolve();
+        };
+        // The sleep only makes the others wait; what they see never depends on how long it takes.
+        if (releasedFrom === 'query callback') {
+          connection.query('SELECT SLEEP(0.2)', (queryError) => (queryError ? reject(queryError) : finish()));
+        } else setTimeout(finish, 200);
+      }),
+    ),
+  );
+  return { held, done };
+}
+
 for (const { driver, how, mysql, promise } of variants) {
   describeWithServices(['mariadb'], `${driver} (${how}): callbacks run in the request that made the call`, () => {
     const resources = openedResources();
@@ -67,31 +96,6 @@ for (const { driver, how, mysql, promise } of variants) {
         ),
       );
       return pool;
-    }
-
-    /**
-     * Request A takes the pool's one connection and holds it for `SELECT SLEEP(0.2)`, releasing it in the
-     * query's callback, or for 200 ms, releasing it from a timer of its own; `held` resolves once A has it.
-     */
-    function holdConnection(pool: mysql2.Pool, releasedFrom: 'query callback' | 'own timer') {
-      let onHeld!: () => void;
-      const held = new Promise<void>((resolve) => (onHeld = resolve));
-      const done = new Promise<void>((resolve, reject) =>
-        inRequest('A', () =>
-          pool.getConnection((error, connection) => {
-            if (error) return reject(error);
-            onHeld();
-            const finish = () => {
-              connection.release();
-              resolve();
-            };
-            // The sleep only makes the others wait; what they see never depends on how long it takes.
-            if (releasedFrom === 'own timer') setTimeout(finish, 200);
-            else connection.query('SELECT SLEEP(0.2)', (queryError) => (queryError ? reject(queryError) : finish()));
-          }),
-        ),
-      );
-      return { held, done };
     }
 
     describeEachPhase(
@@ -242,29 +246,15 @@ for (const { driver, how, mysql, promise } of variants) {
             );
             const opened: string[] = [];
             pool.on('connection', () => opened.push(seen()));
-            let onHeld!: () => void;
-            const held = new Promise<void>((resolve) => (onHeld = resolve));
-            const a = new Promise<void>((resolve, reject) =>
-              inRequest('A', () =>
-                pool.getConnection((error, connection) => {
-                  if (error) return reject(error);
-                  onHeld();
-                  // Once B waits: the pool then asks again for B from A's destroy (releaseConnection, no _pool).
-                  setTimeout(() => {
-                    connection.destroy();
-                    resolve();
-                  }, 100);
-                }),
-              ),
-            );
-            await held;
+            const a = holdConnection(pool, 'destroy');
+            await a.held;
             const waiting = await everyRequest(['B'], (_, report) =>
               pool.getConnection((error, connection) => {
                 report(error);
                 connection?.release();
               }),
             );
-            await a;
+            await a.done;
             const row = `${driver} (${guarding})`;
             recordRow(row, "B waits; A destroys the connection: B's callback", phase, summarize(waiting));
             recordRow(row, "B waits; A destroys the connection: pool.on('connection')", phase, opened.join(', '));
