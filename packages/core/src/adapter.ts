@@ -39,6 +39,7 @@ export { runReadJob, type ReadJobRun } from './run-job.js';
 export {
   bindChannelContext,
   captureContext,
+  enterCapturedContext,
   isAmbientStorage,
   runInCapturedContext,
   type CapturedContext,

@@ -43,9 +43,10 @@ export function bindCallback<F extends (...args: never[]) => unknown>(callback: 
  * bindCallback for a callback its caller drops once it has called it, as a driver drops a query's (pg's Query,
  * pg-pool's queued request, mysql2's command): the same first call in the values current now, later calls as
  * called, but the callback held as the caller itself would hold it, with no WeakRef. It then keeps alive nothing
- * the caller would not keep without it, and a WeakRef costs about 100 ns a binding on Node 24: 0.3 µs of a pg
- * `pool.query`, which binds three, against issue #16's budget of 1 µs (benchmarks/drivers.mjs). Where a caller
- * may keep a callback for ever (pg's connect callback), bindCallback.
+ * the caller would not keep without it, and a WeakRef is dear: a pg `pool.query` binds three, and they cost
+ * its guard 2,103 of 9,817 instructions on Node 24, about 0.3 µs of issue #16's budget of 1 µs
+ * (benchmarks/drivers-instructions.mjs; timed with and without them in drivers.mjs). Where a caller may keep a
+ * callback for ever (pg's connect callback), bindCallback.
  */
 export function bindFirstCall<F extends (...args: never[]) => unknown>(callback: F): F {
   if (typeof callback !== 'function') throw notAFunction('bindFirstCall(callback)', callback);

@@ -20,6 +20,21 @@ export function runInCapturedContext<R>(captured: CapturedContext | undefined, f
 }
 
 /**
+ * Makes `captured` current in place (`undefined`: no scope), as AsyncLocalStorage#enterWith does, until the same
+ * subscriber enters what it found before: for one that brackets a traced call between its `start` and `end`
+ * events, which Node publishes around the call (traceCallback, tracePromise, Node 20 to 26) and in which it has
+ * nothing to enter where it would rather not. Channel#bindStore enters on every call, and on Node 26 at the cost
+ * of two AsyncContextFrame copies even when the store is the one current (its RunStoresScope has no shortcut).
+ * Returns false where values do not live in an AsyncLocalStorage (the AsyncContext backend): nothing entered.
+ */
+export function enterCapturedContext(captured: CapturedContext | undefined): boolean {
+  const als = channelStorage;
+  if (als === undefined) return false;
+  als.enterWith(captured as unknown as Frame);
+  return true;
+}
+
+/**
  * Makes `channel` run what it wraps in the context `transform` returns for each message (`undefined`: outside
  * any scope), through Node's `Channel#bindStore`: a TracingChannel's `asyncStart` runs a traced callback with
  * it (`traceCallback`, Node 20 to 26), its `start` the traced call itself. This is how a driver that publishes

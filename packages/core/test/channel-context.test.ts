@@ -3,7 +3,13 @@
 import { randomUUID } from 'node:crypto';
 import { tracingChannel, type TracingChannel } from 'node:diagnostics_channel';
 import { requestContext, Variable } from '@ambient/core';
-import { bindChannelContext, captureContext, runInCapturedContext, type CapturedContext } from '@ambient/core/adapter';
+import {
+  bindChannelContext,
+  captureContext,
+  enterCapturedContext,
+  runInCapturedContext,
+  type CapturedContext,
+} from '@ambient/core/adapter';
 import { itFromEveryState } from './helpers/starting-states.js';
 
 const seen = () => requestContext.get('requestId') ?? 'none';
@@ -187,5 +193,52 @@ describe('bindChannelContext(channel, transform) on a real TracingChannel', () =
     );
     requestContext.run({ requestId: 'A' }, () => resolve('value'));
     expect(await pending).toBe('B');
+  });
+});
+
+describe('enterCapturedContext(captured) between a traced call’s start and end', () => {
+  const kReturnTo = Symbol('return to');
+  /** Subscribers that run each traced call of `channel` outside any scope and go back at its `end`. */
+  function detach(channel: TracingChannel<object, object>) {
+    const handlers = {
+      start: (message: unknown) => {
+        (message as Record<symbol, unknown>)[kReturnTo] = captureContext();
+        expect(enterCapturedContext(undefined)).toBe(true);
+      },
+      end: (message: unknown) => {
+        enterCapturedContext((message as Record<symbol, CapturedContext | undefined>)[kReturnTo]);
+      },
+    };
+    channel.start.subscribe(handlers.start);
+    channel.end.subscribe(handlers.end);
+    return () => {
+      channel.start.unsubscribe(handlers.start);
+      channel.end.unsubscribe(handlers.end);
+    };
+  }
+
+  it('the call runs outside any scope; the caller’s values are back after it returns or throws', () => {
+    const channel = tracingChannel<object, object>(`ambient-test:${randomUUID()}`);
+    const undo = detach(channel);
+    const variable = new Variable<string>();
+    try {
+      const seenInside: string[] = [];
+      const after = variable.run('caller', () =>
+        requestContext.run({ requestId: 'A' }, () => {
+          channel.traceSync(() => seenInside.push(`${seen()} ${variable.get() ?? 'none'}`), {});
+          expect(() =>
+            channel.traceSync(() => {
+              seenInside.push(seen());
+              throw new Error('boom');
+            }, {}),
+          ).toThrow('boom');
+          return [seen(), variable.get()];
+        }),
+      );
+      expect(seenInside).toEqual(['none none', 'none']);
+      expect(after).toEqual(['A', 'caller']);
+    } finally {
+      undo();
+    }
   });
 });

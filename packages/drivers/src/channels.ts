@@ -1,4 +1,11 @@
-import { bindChannelContext, captureContext, keptTracingChannel, type CapturedContext } from '@ambient/core/adapter';
+import {
+  asyncContextImplementation,
+  bindChannelContext,
+  captureContext,
+  enterCapturedContext,
+  keptTracingChannel,
+  type CapturedContext,
+} from '@ambient/core/adapter';
 
 /*
  * The drivers that publish Node's TracingChannel events: mysql2 from 3.20 (lib/tracing.js), ioredis from 5.11,
@@ -71,17 +78,38 @@ export function stayingInRequest<R>(driver: DriverName, fn: () => R): R {
   }
 }
 
+/** Where a detached call keeps the context to go back to at its `end`, on the driver's own context object. */
+const kReturnTo = Symbol('@ambient/drivers-context.return-to');
+
 /**
- * `start` of a `driver` call that may open a connection: recorded, then run outside any request, unless a
- * patched caller said it will not open one; then in its own context, which AsyncLocalStorage#run enters at no
- * cost.
+ * The `start` and `end` of a `driver` call that may open a connection: the caller recorded, then the call run
+ * outside any request, unless a patched caller said it will not open one; `end` (published when the call
+ * returns or throws) goes back. Subscribers rather than Channel#bindStore, which enters a store on every call:
+ * on Node 26 that is two AsyncContextFrame copies even where the call stays in its caller's context, so a warm
+ * mysql2 pool's getConnection would pay for a switch it does not make. A context object nobody can write to
+ * (Node 26's frozen default) keeps no way back: that call is not detached.
  */
-function detachingUnlessStaying(driver: DriverName): (message: unknown) => CapturedContext | undefined {
-  return (message) => {
-    recordCaller(message);
-    if (stayingDriver !== driver) return undefined;
-    stayingDriver = undefined;
-    return captureContext();
+function detachingBracket(driver: DriverName) {
+  return {
+    start: (message: unknown): void => {
+      recordCaller(message);
+      if (stayingDriver === driver) {
+        stayingDriver = undefined;
+        return;
+      }
+      const caller = captureContext();
+      if (caller === undefined || !writable(message)) return;
+      message[kReturnTo] = caller;
+      enterCapturedContext(undefined);
+    },
+    end: (message: unknown): void => {
+      if (typeof message !== 'object' || message === null) return;
+      const caller = (message as Record<symbol, CapturedContext | undefined>)[kReturnTo];
+      if (caller === undefined) return;
+      // Cleared, not deleted: a delete would turn the driver's context object into a slow dictionary.
+      (message as Record<symbol, unknown>)[kReturnTo] = undefined;
+      enterCapturedContext(caller);
+    },
   };
 }
 
@@ -95,6 +123,8 @@ export function guardChannels(
   drivers: ReadonlySet<DriverName>,
   detachConnections: boolean,
 ): ChannelGuardResult | undefined {
+  // Values in an AsyncContext.Variable: no channel can enter them (bindChannelContext, enterCapturedContext).
+  if (asyncContextImplementation() === 'AsyncContext') return undefined;
   const undos: Array<() => void> = [];
   const names: string[] = [];
   for (const guarded of guardedChannels) {
@@ -103,9 +133,13 @@ export function guardChannels(
     const channel = keptTracingChannel(guarded.name);
     const detaches = guarded.opensConnections && detachConnections;
     if (detaches) {
-      const unbind = bindChannelContext(channel.start, detachingUnlessStaying(guarded.driver));
-      if (unbind === undefined) return undoAll(undos);
-      undos.push(unbind);
+      const bracket = detachingBracket(guarded.driver);
+      channel.start.subscribe(bracket.start);
+      channel.end.subscribe(bracket.end);
+      undos.push(() => {
+        channel.start.unsubscribe(bracket.start);
+        channel.end.unsubscribe(bracket.end);
+      });
     }
     if (guarded.restoresCallbacks) {
       const unbind = bindChannelContext(channel.asyncStart, callerOf);
