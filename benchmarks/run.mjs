@@ -5,6 +5,7 @@ import { runBullmqJobs } from './bullmq-jobs.mjs';
 import { runCoreMicro } from './core-micro.mjs';
 import { runDiagnostics } from './diagnostics.mjs';
 import { runDrivers } from './drivers.mjs';
+import { runDriversInstructions } from './drivers-instructions.mjs';
 import { runAllocations } from './frameworks/allocations.mjs';
 import { runInProcess } from './frameworks/in-process.mjs';
 import { runInstructions } from './frameworks/instructions.mjs';
@@ -16,8 +17,8 @@ import { verdictsSoFar } from './harness.mjs';
 import { runOpenTelemetryBind } from './opentelemetry-bind.mjs';
 import { runOpenTelemetryInstructions } from './opentelemetry-instructions.mjs';
 
-// BENCH_ONLY: core | opentelemetry | bullmq | drivers | diagnostics | http | in-process | frameworks |
-// framework-instructions | allocations | full-stack | full-stack-instructions
+// BENCH_ONLY: core | opentelemetry | bullmq | drivers | drivers-instructions | diagnostics | http | in-process |
+// frameworks | framework-instructions | allocations | full-stack | full-stack-instructions
 const only = process.env.BENCH_ONLY;
 let withinBudget = true;
 if (only === undefined || only === 'core') {
@@ -32,7 +33,11 @@ if (only === undefined || only === 'bullmq') {
   withinBudget = (await runBullmqJobs()) && withinBudget;
   withinBudget = (await runBullmqInstructions()) && withinBudget;
 }
-if (only === undefined || only === 'drivers') withinBudget = (await runDrivers()) && withinBudget;
+if (only === undefined || only === 'drivers') {
+  withinBudget = (await runDrivers()) && withinBudget;
+  withinBudget = (await runDriversInstructions()) && withinBudget;
+}
+if (only === 'drivers-instructions') withinBudget = (await runDriversInstructions()) && withinBudget;
 if (only === undefined || only === 'diagnostics') withinBudget = (await runDiagnostics()) && withinBudget;
 if (only === undefined || only === 'http') withinBudget = (await runHttpSeed()) && withinBudget;
 if (only === undefined || only === 'in-process') withinBudget = (await runInProcess()) && withinBudget;
