@@ -25,7 +25,9 @@ export function runInCapturedContext<R>(captured: CapturedContext | undefined, f
  * events, which Node publishes around the call (traceCallback, tracePromise, Node 20 to 26) and in which it has
  * nothing to enter where it would rather not. Channel#bindStore enters on every call, and on Node 26 at the cost
  * of two AsyncContextFrame copies even when the store is the one current (its RunStoresScope has no shortcut).
- * Returns false where values do not live in an AsyncLocalStorage (the AsyncContext backend): nothing entered.
+ * The subscriber that entered must hear that `end`: one unsubscribed in between leaves its caller in what it
+ * entered, and on the async_hooks implementation (Node 20, 22) for good, since entering there changes the
+ * current async resource. Returns false where values do not live in an AsyncLocalStorage (the AsyncContext backend): nothing entered.
  */
 export function enterCapturedContext(captured: CapturedContext | undefined): boolean {
   const als = channelStorage;

@@ -241,4 +241,38 @@ describe('enterCapturedContext(captured) between a traced call’s start and end
       undo();
     }
   });
+
+  it('what a traced call starts (a timer, a promise reaction) runs outside any scope; the caller goes on in its own', async () => {
+    const channel = tracingChannel<object, object>(`ambient-test:${randomUUID()}`);
+    const undo = detach(channel);
+    try {
+      const seenLater: string[] = [];
+      const after = await requestContext.run({ requestId: 'A' }, async () => {
+        const timer = new Promise<void>((resolve) =>
+          channel.traceCallback(
+            (done: () => void) => {
+              setTimeout(() => {
+                seenLater.push(`timer ${seen()}`);
+                done();
+              }, 1);
+            },
+            0,
+            {},
+            undefined,
+            resolve,
+          ),
+        );
+        await channel.tracePromise(async () => {
+          await Promise.resolve();
+          seenLater.push(`promise ${seen()}`);
+        }, {});
+        await timer;
+        return seen();
+      });
+      expect(seenLater.sort()).toEqual(['promise none', 'timer none']);
+      expect(after).toBe('A');
+    } finally {
+      undo();
+    }
+  });
 });

@@ -6,6 +6,7 @@ import {
   keptTracingChannel,
   type CapturedContext,
 } from '@ambient/core/adapter';
+import type { TracingChannel } from 'node:diagnostics_channel';
 
 /*
  * The drivers that publish Node's TracingChannel events: mysql2 from 3.20 (lib/tracing.js), ioredis from 5.11,
@@ -44,7 +45,7 @@ export function writable(message: unknown): message is Record<symbol, unknown> {
   return typeof message === 'object' && message !== null && Object.isExtensible(message);
 }
 
-/** `start`: records the caller's context once (a `start` bound to detach runs first, in no context). */
+/** `start`: records the caller's context, once (the query log's `start` records it too). */
 export function recordCaller(message: unknown): void {
   if (writable(message) && !(kCaller in message)) message[kCaller] = captureContext();
 }
@@ -82,34 +83,48 @@ export function stayingInRequest<R>(driver: DriverName, fn: () => R): R {
 const kReturnTo = Symbol('@ambient/drivers-context.return-to');
 
 /**
- * The `start` and `end` of a `driver` call that may open a connection: the caller recorded, then the call run
- * outside any request, unless a patched caller said it will not open one; `end` (published when the call
- * returns or throws) goes back. Subscribers rather than Channel#bindStore, which enters a store on every call:
- * on Node 26 that is two AsyncContextFrame copies even where the call stays in its caller's context, so a warm
- * mysql2 pool's getConnection would pay for a switch it does not make. A context object nobody can write to
- * (Node 26's frozen default) keeps no way back: that call is not detached.
+ * Subscribes, on `channel`, the `start` and `end` of a `driver` call that may open a connection: the caller
+ * recorded where `records` (its callbacks are brought back to it), then the call run outside any request, unless
+ * a patched caller said it will not open one; `end`, which Node publishes when the call returns or throws
+ * (traceCallback, tracePromise, Node 20 to 26), enters the caller again. Subscribers rather than
+ * Channel#bindStore, which enters a store on every call: on Node 26 that is two AsyncContextFrame copies even
+ * where the call stays in its caller's context, so a warm mysql2 pool's getConnection would pay for a switch it
+ * does not make. A context object that cannot take our field is left in the request (none is known: Node itself
+ * writes `result` and `error` on it). Returns the unsubscribing function: `end` stays subscribed until every
+ * call it detached has ended, since a call whose `end` went unheard would leave its caller in no context (for
+ * good on async_hooks, where entering changes the current resource), as a dispose() from a listener inside the
+ * call would otherwise do.
  */
-function detachingBracket(driver: DriverName) {
-  return {
-    start: (message: unknown): void => {
-      recordCaller(message);
-      if (stayingDriver === driver) {
-        stayingDriver = undefined;
-        return;
-      }
-      const caller = captureContext();
-      if (caller === undefined || !writable(message)) return;
-      message[kReturnTo] = caller;
-      enterCapturedContext(undefined);
-    },
-    end: (message: unknown): void => {
-      if (typeof message !== 'object' || message === null) return;
-      const caller = (message as Record<symbol, CapturedContext | undefined>)[kReturnTo];
-      if (caller === undefined) return;
-      // Cleared, not deleted: a delete would turn the driver's context object into a slow dictionary.
-      (message as Record<symbol, unknown>)[kReturnTo] = undefined;
-      enterCapturedContext(caller);
-    },
+function subscribeDetaching(channel: TracingChannel<object, object>, driver: DriverName, records: boolean): () => void {
+  let detached = 0;
+  let closing = false;
+  const start = (message: unknown): void => {
+    if (records) recordCaller(message);
+    if (stayingDriver === driver) {
+      stayingDriver = undefined;
+      return;
+    }
+    const caller = captureContext();
+    if (caller === undefined || !writable(message)) return;
+    message[kReturnTo] = caller;
+    detached++;
+    enterCapturedContext(undefined);
+  };
+  const end = (message: unknown): void => {
+    if (typeof message !== 'object' || message === null) return;
+    const caller = (message as Record<symbol, CapturedContext | undefined>)[kReturnTo];
+    if (caller === undefined) return;
+    enterCapturedContext(caller);
+    // Cleared, not deleted: a delete would turn the driver's context object into a slow dictionary.
+    (message as Record<symbol, unknown>)[kReturnTo] = undefined;
+    if (--detached === 0 && closing) channel.end.unsubscribe(end);
+  };
+  channel.start.subscribe(start);
+  channel.end.subscribe(end);
+  return () => {
+    channel.start.unsubscribe(start);
+    closing = true;
+    if (detached === 0) channel.end.unsubscribe(end);
   };
 }
 
@@ -132,15 +147,7 @@ export function guardChannels(
     if (!guarded.restoresCallbacks && !(guarded.opensConnections && detachConnections)) continue;
     const channel = keptTracingChannel(guarded.name);
     const detaches = guarded.opensConnections && detachConnections;
-    if (detaches) {
-      const bracket = detachingBracket(guarded.driver);
-      channel.start.subscribe(bracket.start);
-      channel.end.subscribe(bracket.end);
-      undos.push(() => {
-        channel.start.unsubscribe(bracket.start);
-        channel.end.unsubscribe(bracket.end);
-      });
-    }
+    if (detaches) undos.push(subscribeDetaching(channel, guarded.driver, guarded.restoresCallbacks));
     if (guarded.restoresCallbacks) {
       const unbind = bindChannelContext(channel.asyncStart, callerOf);
       if (unbind === undefined) return undoAll(undos);

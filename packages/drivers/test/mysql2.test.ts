@@ -2,6 +2,7 @@
 // (guardDrivers binds them, and patches getConnection to keep in the request the calls that open no socket), and
 // 3.19 (`mysql2-319`), which publishes none (guardDrivers patches it). Each case runs first without the guard, recording what the waiting requests see, then with it,
 // where every request must see itself.
+import { tracingChannel } from 'node:diagnostics_channel';
 import mysql2 from 'mysql2';
 import mysql2Promise from 'mysql2/promise';
 import mysql2v319 from 'mysql2-319';
@@ -22,7 +23,7 @@ import {
   summarize,
   type Seen,
 } from './helpers/requests.js';
-import type { GuardDriversOptions } from '@ambient/drivers-context';
+import { guardDrivers, type GuardDriversOptions } from '@ambient/drivers-context';
 import { describeEachPhase, expectCollectedOnlyWithGuard, type Phase } from './helpers/phases.js';
 import { describeWithServices, mysqlConfig, versionOf } from './helpers/services.js';
 
@@ -217,6 +218,24 @@ for (const { driver, how, mysql, promise } of variants) {
             await resources.close(pool);
           });
 
+          it('the code after a call that opened a socket runs in its request again, and so does its callback', async () => {
+            const pool = resources.track(
+              runInRoot(() => mysql.createPool({ ...mysqlConfig, connectionLimit: 1 })),
+              endPool,
+            );
+            const seenAfter: string[] = [];
+            const called = await everyRequest(['A'], (_, report) => {
+              pool.getConnection((error, connection) => {
+                report(error);
+                connection?.release();
+              });
+              seenAfter.push(seen());
+            });
+            expect(seenAfter).toEqual(['A']);
+            expect(called).toEqual([['A', 'A']]);
+            await resources.close(pool);
+          });
+
           // A second copy publishes on the same channels, whose `start` still detaches what the patch does not see.
           if (how === 'TracingChannels' && guarding === 'mysql2 passed in') {
             it('a second copy of mysql2, not passed in, opens its sockets outside requests too', async () => {
@@ -236,6 +255,44 @@ for (const { driver, how, mysql, promise } of variants) {
               expect(a).toEqual([['A', 'A']]);
               expect(opened).toEqual([phase === 'with guard' ? 'none' : 'A']);
               await resources.close(pool);
+            });
+
+            it("a call that stays in its request passes nothing on: an 'acquire' listener's own pool still opens outside it", async () => {
+              const warm = await new Promise<mysql2.Pool>((resolve, reject) => {
+                const made = resources.track(
+                  runInRoot(() => mysql.createPool({ ...mysqlConfig, connectionLimit: 1 })),
+                  endPool,
+                );
+                runInRoot(() =>
+                  made.getConnection((error, connection) => {
+                    if (error) return reject(error);
+                    connection.release();
+                    resolve(made);
+                  }),
+                );
+              });
+              const cold = resources.track(
+                runInRoot(() => mysql.createPool({ ...mysqlConfig, connectionLimit: 1 })),
+                endPool,
+              );
+              const opened: string[] = [];
+              cold.on('connection', () => opened.push(seen()));
+              // The warm pool hands out its free connection inside A and emits 'acquire' there, synchronously.
+              warm.once('acquire', () => cold.getConnection((_, connection) => connection?.release()));
+              const a = await everyRequest(['A'], (_, report) =>
+                warm.getConnection((error, connection) => {
+                  report(error);
+                  connection?.release();
+                }),
+              );
+              expect(a).toEqual([['A', 'A']]);
+              await new Promise<void>((resolve) => {
+                const wait = () => (opened.length > 0 ? resolve() : setTimeout(wait, 10));
+                wait();
+              });
+              expect(opened).toEqual([phase === 'with guard' ? 'none' : 'A']);
+              await resources.close(cold);
+              await resources.close(warm);
             });
           }
 
@@ -267,3 +324,35 @@ for (const { driver, how, mysql, promise } of variants) {
     },
   );
 }
+
+describeWithServices(
+  ['mariadb'],
+  `${versionOf('mysql2')}: dispose() from inside a call the guard took out of its request`,
+  () => {
+    it("the caller's code after the call runs in its request again", async () => {
+      const guard = guardDrivers({ mysql2 });
+      const pool = runInRoot(() => mysql2.createPool({ ...mysqlConfig, connectionLimit: 1 }));
+      // Subscribed after the guard's own `start`, so it runs inside the detached call, as a listener could.
+      const start = tracingChannel('mysql2:pool:connect').start;
+      const disposeInside = () => guard.dispose();
+      start.subscribe(disposeInside);
+      try {
+        const seenAfter: string[] = [];
+        const called = await everyRequest(['A'], (_, report) => {
+          pool.getConnection((error, connection) => {
+            report(error);
+            connection?.release();
+          });
+          seenAfter.push(seen());
+        });
+        expect(seenAfter).toEqual(['A']);
+        // Its callback comes once; with the guard gone, from wherever mysql2 calls it (here the new socket's none).
+        expect(called).toHaveLength(1);
+      } finally {
+        start.unsubscribe(disposeInside);
+        guard.dispose();
+        await endPool(pool);
+      }
+    });
+  },
+);
