@@ -175,6 +175,12 @@ for (const { driver, how, mysql, promise } of variants) {
     () => {
       const resources = openedResources();
       afterAll(() => resources.closeAll());
+      /** A pool of one connection made at boot (its timers then keep no request), its socket not yet open. */
+      const bootPool = () =>
+        resources.track(
+          runInRoot(() => mysql.createPool({ ...mysqlConfig, connectionLimit: 1 })),
+          endPool,
+        );
 
       // mysql2 3.20+ passed in leaves the request where its pool may open a socket (one patched method); not
       // passed in, its channels alone detach every getConnection.
@@ -188,11 +194,7 @@ for (const { driver, how, mysql, promise } of variants) {
       describe.each(guardings)('guarded with %s', (guarding, options) =>
         describeEachPhase(options, (phase) => {
           it("a pool's first query, in A, opens its socket: later callbacks see their own request, and A is collected", async () => {
-            // The pool itself is made at boot (its timers then keep no request); its first socket in A.
-            const pool = resources.track(
-              runInRoot(() => mysql.createPool({ ...mysqlConfig, connectionLimit: 1 })),
-              endPool,
-            );
+            const pool = bootPool();
             const a = await inTrackedRequest('A', (done) => pool.query('SELECT 1', (error) => done(error)));
             const ids = requestIds();
             const viaPool = await everyRequest(ids, (_, report) => pool.query('SELECT 1', (error) => report(error)));
@@ -219,10 +221,7 @@ for (const { driver, how, mysql, promise } of variants) {
           });
 
           it('the code after a call that opened a socket runs in its request again, and so does its callback', async () => {
-            const pool = resources.track(
-              runInRoot(() => mysql.createPool({ ...mysqlConfig, connectionLimit: 1 })),
-              endPool,
-            );
+            const pool = bootPool();
             const seenAfter: string[] = [];
             const called = await everyRequest(['A'], (_, report) => {
               pool.getConnection((error, connection) => {
@@ -259,10 +258,7 @@ for (const { driver, how, mysql, promise } of variants) {
 
             it("a call that stays in its request passes nothing on: an 'acquire' listener's own pool still opens outside it", async () => {
               const warm = await new Promise<mysql2.Pool>((resolve, reject) => {
-                const made = resources.track(
-                  runInRoot(() => mysql.createPool({ ...mysqlConfig, connectionLimit: 1 })),
-                  endPool,
-                );
+                const made = bootPool();
                 runInRoot(() =>
                   made.getConnection((error, connection) => {
                     if (error) return reject(error);
@@ -271,10 +267,7 @@ for (const { driver, how, mysql, promise } of variants) {
                   }),
                 );
               });
-              const cold = resources.track(
-                runInRoot(() => mysql.createPool({ ...mysqlConfig, connectionLimit: 1 })),
-                endPool,
-              );
+              const cold = bootPool();
               const opened: string[] = [];
               cold.on('connection', () => opened.push(seen()));
               // The warm pool hands out its free connection inside A and emits 'acquire' there, synchronously.
@@ -297,10 +290,7 @@ for (const { driver, how, mysql, promise } of variants) {
           }
 
           it('A destroys the connection B waits for: the pool opens a new socket outside any request, and calls B back in B', async () => {
-            const pool = resources.track(
-              runInRoot(() => mysql.createPool({ ...mysqlConfig, connectionLimit: 1 })),
-              endPool,
-            );
+            const pool = bootPool();
             const opened: string[] = [];
             pool.on('connection', () => opened.push(seen()));
             const a = holdConnection(pool, 'destroy');
