@@ -79,9 +79,6 @@ export function stayingInRequest<R>(driver: DriverName, fn: () => R): R {
   }
 }
 
-/** Where a detached call keeps the context to go back to at its `end`, on the driver's own context object. */
-const kReturnTo = Symbol('@ambient/drivers-context.return-to');
-
 /**
  * Subscribes, on `channel`, the `start` and `end` of a `driver` call that may open a connection: the caller
  * recorded where `records` (its callbacks are brought back to it), then the call run outside any request, unless
@@ -96,6 +93,9 @@ const kReturnTo = Symbol('@ambient/drivers-context.return-to');
  * call would otherwise do.
  */
 function subscribeDetaching(channel: TracingChannel<object, object>, driver: DriverName, records: boolean): () => void {
+  // Where a call this pair detached keeps the context to go back to, on the driver's own context object: a key
+  // of this pair's own, so that an `end` still waiting after dispose() never takes a later guard's call.
+  const kReturnTo = Symbol('@ambient/drivers-context.return-to');
   let detached = 0;
   let closing = false;
   const start = (message: unknown): void => {
