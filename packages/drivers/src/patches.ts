@@ -144,8 +144,8 @@ export function mysql2Patches(
 /**
  * mysql2 3.20+ passed in: its channels restore every callback and detach every getConnection (channels.ts);
  * Pool#getConnection tells them which calls will not open a socket, and those stay in the request. Detaching a
- * warm pool's call too cost two context switches there and two more to come back: 6,057 instructions of a
- * pool.query's 15,313 over none on Node 24 (benchmarks/drivers-instructions.mjs).
+ * warm pool's call too cost two context switches there and two more to come back: the guard cost 15,313 to
+ * 17,588 instructions a pool.query over none on Node 24, and costs 9,018 so (benchmarks/drivers-instructions.mjs).
  */
 export function mysql2PoolDetach(mysql2: { Pool?: unknown }): PatchPlan[] {
   return [
