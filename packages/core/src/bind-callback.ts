@@ -19,24 +19,10 @@ import { notAFunction } from './validate.js';
  */
 export function bindCallback<F extends (...args: never[]) => unknown>(callback: F): F {
   if (typeof callback !== 'function') throw notAFunction('bindCallback(callback)', callback);
-  let frame: Frame | undefined = storage.getStore();
-  let strong: F | undefined = callback;
   // After the first call the callback is held weakly too: it may close over a promise of the request (a
   // `new Promise((resolve) => pool.query(sql, resolve))`), and a library that keeps this function for ever must
   // not keep that alive. Where it is still reachable otherwise, later calls reach it.
-  let weak: WeakRef<F> | undefined;
-  return forwardingFunction(arityOf(callback), (thisArg, args) => {
-    if (strong === undefined) {
-      const later = weak?.deref();
-      return later === undefined ? undefined : (Reflect.apply(later, thisArg, args) as unknown);
-    }
-    const first = strong;
-    const captured = frame;
-    weak = new WeakRef(first);
-    strong = undefined;
-    frame = undefined;
-    return runInFrame(captured, first, thisArg, args);
-  }) as unknown as F;
+  return boundForFirstCall(callback, true);
 }
 
 /**
@@ -50,29 +36,47 @@ export function bindCallback<F extends (...args: never[]) => unknown>(callback: 
  */
 export function bindFirstCall<F extends (...args: never[]) => unknown>(callback: F): F {
   if (typeof callback !== 'function') throw notAFunction('bindFirstCall(callback)', callback);
+  return boundForFirstCall(callback, false);
+}
+
+type Callback = (...args: never[]) => unknown;
+
+/** bindCallback and bindFirstCall: `callback` in the values current now for its first call, then as called. */
+function boundForFirstCall<F extends Callback>(callback: F, weakAfter: boolean): F {
   return forwardingFunction(
     arityOf(callback),
     callFirstInFrame,
-    new FirstCall(storage.getStore(), callback),
+    new FirstCall(storage.getStore(), callback, weakAfter),
     undefined,
   ) as unknown as F;
 }
 
-/** A bindFirstCall's state: one object per binding, where a closure would need a context and a function more. */
+/** A binding's state: one object per binding, where a closure would need a context and a function more. */
 class FirstCall {
   pending = true;
+  /** Where the callback is held after the first call when `weakAfter`. */
+  weak: WeakRef<Callback> | undefined;
   constructor(
     public frame: Frame | undefined,
-    readonly callback: (...args: never[]) => unknown,
+    public callback: Callback | undefined,
+    readonly weakAfter: boolean,
   ) {}
 }
 
 function callFirstInFrame(thisArg: unknown, args: ArrayLike<unknown>, call: FirstCall): unknown {
-  if (!call.pending) return Reflect.apply(call.callback, thisArg, args) as unknown;
+  if (!call.pending) {
+    const later = call.weakAfter ? call.weak?.deref() : call.callback;
+    return later === undefined ? undefined : (Reflect.apply(later, thisArg, args) as unknown);
+  }
   const frame = call.frame;
+  const first = call.callback!;
   call.pending = false;
   call.frame = undefined;
-  return runInFrame(frame, call.callback, thisArg, args);
+  if (call.weakAfter) {
+    call.weak = new WeakRef(first);
+    call.callback = undefined;
+  }
+  return runInFrame(frame, first, thisArg, args);
 }
 
 /**
