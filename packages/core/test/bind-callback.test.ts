@@ -128,7 +128,7 @@ describe('after its first call', () => {
   const gcMissing = (globalThis as { gc?: unknown }).gc === undefined;
   if (gcMissing) console.warn('\n  SKIPPED: the GC cases of bind-callback.test.ts need node --expose-gc\n');
   // Skipped only without --expose-gc (a bare `jest` run): npm test and the Node matrix pass the flag, so CI runs them.
-  const withGc = gcMissing ? it.skip : it;
+  const withGc = gcMissing ? it.skip : it; // skipped only without --expose-gc, which CI always passes
 
   // Skipped only without --expose-gc (withGc, above).
   withGc(

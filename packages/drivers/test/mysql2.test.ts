@@ -77,6 +77,22 @@ function holdConnection(pool: mysql2.Pool, releasedFrom: 'query callback' | 'own
   return { held, done };
 }
 
+/**
+ * `pool.getConnection(cb)` in request A: what A's own code saw right after the call returned (`seenAfter`), and
+ * what the callback saw (`called`).
+ */
+async function getConnectionInA(pool: mysql2.Pool) {
+  const seenAfter: string[] = [];
+  const called = await everyRequest(['A'], (_, report) => {
+    pool.getConnection((error, connection) => {
+      report(error);
+      connection?.release();
+    });
+    seenAfter.push(seen());
+  });
+  return { seenAfter, called };
+}
+
 for (const { driver, how, mysql, promise } of variants) {
   describeWithServices(['mariadb'], `${driver} (${how}): callbacks run in the request that made the call`, () => {
     const resources = openedResources();
@@ -222,14 +238,7 @@ for (const { driver, how, mysql, promise } of variants) {
 
           it('the code after a call that opened a socket runs in its request again, and so does its callback', async () => {
             const pool = bootPool();
-            const seenAfter: string[] = [];
-            const called = await everyRequest(['A'], (_, report) => {
-              pool.getConnection((error, connection) => {
-                report(error);
-                connection?.release();
-              });
-              seenAfter.push(seen());
-            });
+            const { seenAfter, called } = await getConnectionInA(pool);
             expect(seenAfter).toEqual(['A']);
             expect(called).toEqual([['A', 'A']]);
             await resources.close(pool);
@@ -327,14 +336,7 @@ describeWithServices(
       const disposeInside = () => guard.dispose();
       start.subscribe(disposeInside);
       try {
-        const seenAfter: string[] = [];
-        const called = await everyRequest(['A'], (_, report) => {
-          pool.getConnection((error, connection) => {
-            report(error);
-            connection?.release();
-          });
-          seenAfter.push(seen());
-        });
+        const { seenAfter, called } = await getConnectionInA(pool);
         expect(seenAfter).toEqual(['A']);
         // Its callback comes once; with the guard gone, from wherever mysql2 calls it (here the new socket's none).
         expect(called).toHaveLength(1);
