@@ -15,13 +15,13 @@
 //   DRIVERS_ONLY=mysql2 node benchmarks/drivers-instructions.mjs
 //   BENCH_ONLY=drivers-instructions node benchmarks/run.mjs
 import { fork } from 'node:child_process';
-import { tracingChannel } from 'node:diagnostics_channel';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callgrindProfile, dumpCallgrind, partInstructions, v8Compilers } from './callgrind-profile.mjs';
+import { noopSubscriber, pools, poolSize, workload } from './drivers.mjs';
 import { median, range, twoAtATime } from './harness.mjs';
 import { mysqlStream, pgStream } from './in-memory-servers.mjs';
 import { canCountInstructions } from './steady-instructions.mjs';
@@ -31,7 +31,6 @@ const warmUpChunks = { least: 4, most: 16 };
 const counted = 10_000;
 const calmCompiling = 0.05;
 const repeats = 2;
-const poolSize = 10;
 
 /**
  * What each driver is measured with: the variants of drivers.mjs (a) that decide or explain the budget, and the
@@ -49,44 +48,26 @@ async function child(driverName, variant) {
   const driver = require(driverName);
   const { guardDrivers } = require('@ambient/drivers-context');
   const { requestContext } = require('@ambient/core');
-  const pool =
-    driverName === 'pg'
-      ? new driver.Pool({ stream: pgStream, max: poolSize })
-      : driver.createPool({ stream: mysqlStream, user: 'root', connectionLimit: poolSize });
-  await Promise.all(Array.from({ length: poolSize }, () => new Promise((resolve) => pool.query('SELECT 1', resolve))));
+  const [pool] = pools([
+    {
+      name: driverName === 'pg' ? 'pg' : 'mysql2',
+      driver,
+      config: driverName === 'pg' ? { stream: pgStream } : { stream: mysqlStream, user: 'root' },
+    },
+  ]);
+  await Promise.all(Array.from({ length: poolSize }, () => new Promise((resolve) => pool.query(resolve))));
   const passedIn = driverName === 'pg' ? { pg: driver } : { mysql2: driver };
   const install = {
     none: () => undefined,
     guard: () => guardDrivers(passedIn),
     'guard + onQuery': () => guardDrivers({ ...passedIn, onQuery: () => undefined }),
     'guard, channels alone': () => guardDrivers(),
-    'no-op subscriber': () => {
-      const handlers = { start() {}, end() {}, asyncStart() {}, asyncEnd() {}, error() {} };
-      for (const name of ['mysql2:query', 'mysql2:execute', 'mysql2:pool:connect'])
-        tracingChannel(name).subscribe(handlers);
-    },
+    'no-op subscriber': noopSubscriber,
   }[variant];
   install();
-  const queries = (count) =>
-    new Promise((resolve, reject) => {
-      let issued = 0;
-      let finished = 0;
-      const next = () => {
-        if (issued === count) return;
-        issued++;
-        requestContext.run({ requestId: `bench-${issued}` }, () =>
-          pool.query('SELECT 1 AS x', (error) => {
-            if (error) return reject(error);
-            if (++finished === count) resolve();
-            else next();
-          }),
-        );
-      };
-      for (let i = 0; i < poolSize; i++) next();
-    });
   process.on('message', async (message) => {
     if (message === 'exit') process.exit(0);
-    await queries(message);
+    await workload(requestContext, pool.query, message, poolSize);
     process.send('ran');
   });
   process.send('ready');

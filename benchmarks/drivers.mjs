@@ -49,11 +49,11 @@ const loadRounds = Number(process.env.DRIVERS_LOAD_ROUNDS ?? 11);
 const inProcessQueries = 20_000;
 const cpuQueries = 10_000;
 const loadQueries = 8_000;
-const poolSize = 10;
+export const poolSize = 10;
 const settleQueries = 1_000;
 
 /** Runs `queries` callback queries, `inFlight` at a time, each issued in a request scope of its own. */
-function workload(requestContext, query, queries, inFlight) {
+export function workload(requestContext, query, queries, inFlight) {
   return new Promise((resolve, reject) => {
     let issued = 0;
     let finished = 0;
@@ -71,7 +71,7 @@ function workload(requestContext, query, queries, inFlight) {
 }
 
 /** Empty handlers on the TracingChannels guardDrivers binds for mysql2: what any subscriber makes mysql2 do. */
-function noopSubscriber() {
+export function noopSubscriber() {
   const handlers = { start() {}, end() {}, asyncStart() {}, asyncEnd() {}, error() {} };
   const channels = ['mysql2:query', 'mysql2:execute', 'mysql2:pool:connect'].map((name) => tracingChannel(name));
   for (const channel of channels) channel.subscribe(handlers);
@@ -170,7 +170,7 @@ function printPerQuery(samples, unit, digits) {
 }
 
 /** The pools of one kind (in memory, or on the real servers): name, query(cb) and close() for each driver. */
-function pools(connections) {
+export function pools(connections) {
   return connections.map(({ name, driver, config }) => {
     if (name === 'pg') {
       const pool = new driver.Pool({ ...config, max: poolSize });
