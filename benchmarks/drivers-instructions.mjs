@@ -138,11 +138,12 @@ export async function runDriversInstructions() {
     const runs = variants.flatMap((variant) => Array.from({ length: repeats }, () => variant));
     const figures = Object.fromEntries(variants.map((variant) => [variant, []]));
     await twoAtATime(runs, async (variant) => figures[variant].push(await countProcess(driverName, variant)));
-    const none = median(figures.none.map((figure) => figure.perQuery));
+    // Without none (DRIVERS_VARIANTS='guard'), the counts alone, for comparing two builds of one variant.
+    const none = figures.none === undefined ? undefined : median(figures.none.map((figure) => figure.perQuery));
     console.log(`  ${driverName === 'mysql2-319' ? 'mysql2 3.19 (patched)' : driverName}:`);
     for (const variant of variants) {
       const counts = figures[variant].map((figure) => figure.perQuery);
-      const over = variant === 'none' ? '' : `  +${(median(counts) - none).toFixed(0)} over none`;
+      const over = variant === 'none' || none === undefined ? '' : `  +${(median(counts) - none).toFixed(0)} over none`;
       const calm = figures[variant].every((figure) => figure.calm) ? '' : ' (V8 still compiling)';
       console.log(
         `    ${variant.padEnd(22)} ${median(counts).toFixed(0).padStart(8)} (${range(counts)}) a query${over}; ` +
