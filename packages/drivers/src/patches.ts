@@ -3,6 +3,7 @@ import { bindCallback, runInRoot } from '@ambient/core';
 import { bindFirstCall, captureContext } from '@ambient/core/adapter';
 import { patchMethod, bindLastCallback } from './patch-method.js';
 import { stayingInRequest } from './channels.js';
+import { acquiresInWaiter, recordsWaiter } from './pg-pool-queue.js';
 import { emit, type QueryListener } from './query-log.js';
 import { redactStatement } from './statement.js';
 
@@ -91,7 +92,10 @@ export interface PatchPlan {
   readonly apply: Patch;
 }
 
-/** pg (and pg-pool, its Pool's base class): every callback path, and sockets opened outside requests. */
+/**
+ * pg (and pg-pool, its Pool's base class): every callback path, a waiting request's pool events
+ * (pg-pool-queue.ts), and sockets opened outside requests.
+ */
 export function pgPatches(
   pg: { Pool?: unknown; Client?: unknown },
   detachConnections: boolean,
@@ -100,8 +104,9 @@ export function pgPatches(
   const pool = prototypeOf(pg.Pool);
   const client = prototypeOf(pg.Client);
   return [
-    { name: 'pg Pool#connect', apply: bindsCallback(pool, 'connect') },
+    { name: 'pg Pool#connect', apply: () => recordsWaiter(pool) },
     { name: 'pg Pool#query', apply: bindsCallback(pool, 'query') },
+    { name: 'pg Pool#_acquireClient', apply: () => acquiresInWaiter(pool) },
     {
       name: 'pg Client#query',
       apply: onQuery === undefined ? bindsCallback(client, 'query') : loggedPgQuery(client, onQuery),

@@ -6,7 +6,7 @@
 // | driver        | event (A opens the socket, B waits)   | without guard | with guard |
 // |---------------|---------------------------------------|---------------|------------|
 // | pg 8.23       | pool.on('connect')                    | A             | A          |
-// | pg 8.23       | pool.on('acquire')                    | A, A          | A, A       |
+// | pg 8.23       | pool.on('acquire'), A's, B's, C's     | A, A, A       | A, B, C    |
 // | pg 8.23       | pool.on('error') (idle, A's socket)   | A             | none       |
 // | mysql2 3.24   | pool.on('connection')                 | A             | none       |
 // | mysql2 3.24   | pool.on('acquire'), A's, then C's     | A, C          | none, C    |
@@ -22,7 +22,8 @@
 // | knex 3 (pg)   | knex.on('query'), B's awaited builder | each B        | each B     |
 // | knex 3 (pg)   | knex.on('query-response'), the same   | each B        | each B     |
 // | knex 3 (pg)   | await knex.raw() queued behind A      | each B        | each B     |
-// (20 B requests at once for knex; one for the pools; for mysql2, C takes the connection once it is free.) With
+// (20 B requests at once for knex; one for the pools; for pg, C waits behind B; for mysql2, C takes the connection
+// once it is free.) With the guard, pg-pool emits a waiting request's `acquire` in that request. With
 // the guard, a mysql2 getConnection that may open a socket runs outside any request, so its events see none;
 // one that takes a free connection (C) or waits for one (B) stays in its request. Through mysql2's channels
 // alone (`guardDrivers()` without the module) every getConnection runs outside any request.
@@ -66,9 +67,9 @@ function listen(emitter: { on(event: string, listener: () => void): unknown }, e
 /** The rows of the table above, which the README repeats: each is asserted. */
 const documented: ReadonlyArray<readonly [driver: string, event: string, phase: Phase, saw: string]> = [
   ['pg', "pool.on('connect')", 'without guard', 'A'],
-  ['pg', "pool.on('acquire')", 'without guard', 'A, A'],
+  ['pg', "pool.on('acquire')", 'without guard', 'A, A, A'],
   ['pg', "pool.on('connect')", 'with guard', 'A'],
-  ['pg', "pool.on('acquire')", 'with guard', 'A, A'],
+  ['pg', "pool.on('acquire')", 'with guard', 'A, B, C'],
   ['mysql2 3.24', "pool.on('connection')", 'without guard', 'A'],
   ['mysql2 3.24', "pool.on('acquire')", 'without guard', 'A, C'],
   ['mysql2 3.24', "pool.on('enqueue')", 'without guard', 'B'],
@@ -103,7 +104,7 @@ describeWithServices(['postgres', 'mariadb', 'redis'], 'events of pools, clients
   const resources = openedResources();
   afterAll(() => resources.closeAll());
 
-  /** pg: A opens the pool's one connection and holds it; B waits for it. */
+  /** pg: A opens the pool's one connection and holds it; B waits for it (callback), C behind B (promise). */
   async function pgPoolEvents(): Promise<Observed> {
     const pool = resources.track(new pg.Pool({ ...pgConfig, max: 1 }), (opened) => opened.end());
     const observed = listen(pool, ['connect', 'acquire']);
@@ -122,7 +123,7 @@ describeWithServices(['postgres', 'mariadb', 'redis'], 'events of pools, clients
       ),
     );
     await held;
-    await new Promise<void>((resolve, reject) =>
+    const b = new Promise<void>((resolve, reject) =>
       inRequest('B', () =>
         pool.connect((error, _client, release) => {
           release();
@@ -131,7 +132,9 @@ describeWithServices(['postgres', 'mariadb', 'redis'], 'events of pools, clients
         }),
       ),
     );
-    await a;
+    // C waits behind B, promise style: pg-pool queues it as it does a callback.
+    const c = inRequest('C', async () => (await pool.connect()).release());
+    await Promise.all([a, b, c]);
     await resources.close(pool);
     return observed;
   }

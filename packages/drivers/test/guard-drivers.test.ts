@@ -42,6 +42,7 @@ const pgMethods = [
   [pg.Pool.prototype, 'query'],
   [pg.Client.prototype, 'query'],
   [pg.Client.prototype, 'connect'],
+  [pg.Pool.prototype, '_acquireClient'],
 ] as const;
 
 /** Every test leaves no guard behind, whatever it asserted. */
@@ -135,7 +136,13 @@ describe('what a guard reports, and dispose() putting it all back', () => {
   });
 
   it('patches pg, mysql2 before 3.20 and the node-redis pool; of mysql2 3.24, only where its pool may open a socket', () => {
-    expect(guard({ pg }).patched).toEqual(['pg Pool#connect', 'pg Pool#query', 'pg Client#query', 'pg Client#connect']);
+    expect(guard({ pg }).patched).toEqual([
+      'pg Pool#connect',
+      'pg Pool#query',
+      'pg Pool#_acquireClient',
+      'pg Client#query',
+      'pg Client#connect',
+    ]);
     active.pop()!.dispose();
     // Its channels restore every callback; getConnection leaves the request only when the pool may open a socket.
     const mysql2Guard = guard({ mysql2 });

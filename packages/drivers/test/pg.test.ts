@@ -151,6 +151,122 @@ describeWithServices(['postgres'], 'pg: callbacks run in the request that made t
         expectEachSawItself(flat);
         await resources.close(pool);
       });
+
+      // pg-pool emits a waiting request's `acquire` from the release of the one before it. Each request here
+      // waits behind A and takes the client in turn: its `acquire` is the one after the previous request's.
+      it.each([
+        ['pool.connect(cb)', {}],
+        ['pool.connect(cb) with connectionTimeoutMillis', { connectionTimeoutMillis: 10_000 }],
+        ['await pool.connect()', {}],
+        ['pool.query(text, cb)', {}],
+      ] as const)("pool.on('acquire') of each request queued behind A: %s", async (style, options) => {
+        const pool = newPool(options);
+        await runInRoot(async () => (await pool.connect()).release());
+        const acquired: string[] = [];
+        pool.on('acquire', () => acquired.push(seen()));
+        const a = holdConnection(pool, 'own timer');
+        await a.held;
+        const ids = requestIds();
+        const results = await everyRequest(ids, (_, report) => {
+          if (style === 'await pool.connect()') {
+            pool.connect().then((client) => {
+              client.release();
+              report(undefined);
+            }, report);
+          } else if (style === 'pool.query(text, cb)') {
+            pool.query('SELECT 1', (error) => report(error));
+          } else {
+            pool.connect((error, _client, release) => {
+              release();
+              report(error);
+            });
+          }
+        });
+        await a.done;
+        expect(acquired.length).toBe(ids.length + 1);
+        expect(acquired[0]).toBe('A');
+        // Queued in order, served in order (pg-pool's queue is first in, first out).
+        const acquiredBy = ids.map((id, index) => [id, acquired[index + 1]!] as const);
+        recordRow(driver, `pool.on('acquire') of ${style} queued`, phase, summarize(acquiredBy));
+        expectUnguarded(phase, acquiredBy);
+        // The callbacks and continuations themselves, as the cases above.
+        if (phase === 'with guard' || style === 'await pool.connect()') expectEachSawItself(results);
+        await resources.close(pool);
+      });
+
+      // runInRoot enters an empty scope; a test's own body runs in none at all: the guard records both.
+      it.each([
+        ['inside runInRoot', (connect: () => void) => runInRoot(connect)],
+        ['in no scope at all', (connect: () => void) => connect()],
+      ] as const)(
+        "pool.on('acquire') of a connect made %s, queued behind A: outside any request",
+        async (_, outside) => {
+          const pool = newPool();
+          const acquired: string[] = [];
+          pool.on('acquire', () => acquired.push(seen()));
+          const a = holdConnection(pool, 'own timer');
+          await a.held;
+          const saw = await new Promise<string>((resolve, reject) =>
+            outside(() =>
+              pool.connect((error, _client, release) => {
+                release();
+                if (error) reject(error);
+                else resolve(seen());
+              }),
+            ),
+          );
+          await a.done;
+          recordRow(driver, "pool.on('acquire') of a connect outside any request, queued", phase, acquired[1]!);
+          expect(acquired).toEqual(phase === 'with guard' ? ['A', 'none'] : ['A', 'A']);
+          expect(saw).toBe(phase === 'with guard' ? 'none' : 'A');
+          await resources.close(pool);
+        },
+      );
+
+      it("A destroys the connection B waits for: B's new client's pool.on('connect') and 'acquire' run in B", async () => {
+        const pool = newPool();
+        const events: string[] = [];
+        pool.on('connect', () => events.push(`connect ${seen()}`));
+        pool.on('acquire', () => events.push(`acquire ${seen()}`));
+        let onHeld!: () => void;
+        const held = new Promise<void>((resolve) => (onHeld = resolve));
+        const a = new Promise<void>((resolve, reject) =>
+          inRequest('A', () =>
+            pool.connect((error, _client, release) => {
+              if (error) return reject(error);
+              onHeld();
+              setTimeout(() => {
+                // An error given to release() removes the client; the pool opens another for B.
+                release(new Error('A is done with this client'));
+                resolve();
+              }, 50);
+            }),
+          ),
+        );
+        await held;
+        const [b] = await everyRequest(['B'], (_, report) =>
+          pool.connect((error, _client, release) => {
+            release();
+            report(error);
+          }),
+        );
+        await a;
+        recordRow(
+          driver,
+          "B waits; A destroys the client: B's pool.on('connect'), 'acquire'",
+          phase,
+          events.slice(2).join(', '),
+        );
+        expect(events.slice(0, 2)).toEqual(['connect A', 'acquire A']);
+        if (phase === 'with guard') {
+          expect(events.slice(2)).toEqual(['connect B', 'acquire B']);
+          expect(b).toEqual(['B', 'B']);
+        } else {
+          expect(events.slice(2)).not.toContain('connect B');
+          expect(events.slice(2)).not.toContain('acquire B');
+        }
+        await resources.close(pool);
+      });
     },
   );
 });
