@@ -11,7 +11,7 @@ export interface SoakSize {
   readonly concurrency: number;
 }
 
-/** `full`: what an operator runs (scripts/soak.mjs). `quick`: the soak-ci profile, what `npm test` runs per adapter. */
+/** `full`: what an operator runs (scripts/soak-adapters.mjs). `quick`: the soak-ci profile, what `npm test` runs per adapter. */
 export const soakSizes: Readonly<Record<CaseSize, SoakSize>> = {
   full: { requests: 10_000, concurrency: 200 },
   quick: { requests: 1_500, concurrency: 100 },

@@ -4,8 +4,8 @@
 // (the soak-ci profile) in each adapter's conformance test; this is the operator's run. It imports the built
 // packages by name, as a user would: build first (`npm run build`).
 //
-//   node scripts/soak.mjs                        every adapter, 10,000 requests at concurrency 200
-//   node scripts/soak.mjs --requests 50000 --concurrency 500
+//   node scripts/soak-adapters.mjs               every adapter, 10,000 requests at concurrency 200
+//   node scripts/soak-adapters.mjs --requests 50000 --concurrency 500
 //
 // Each adapter soaks in a process of its own, so that its server's first request is the process's first too:
 // what the first request loads lazily (undici, on Node 20: see packages/http/src/lazy-globals.ts) then loads
