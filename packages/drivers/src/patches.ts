@@ -3,7 +3,7 @@ import { bindCallback, runInRoot } from '@ambient/core';
 import { bindFirstCall, captureContext } from '@ambient/core/adapter';
 import { patchMethod, bindLastCallback } from './patch-method.js';
 import { stayingInRequest } from './channels.js';
-import { acquiresInWaiter, recordsWaiter } from './pg-pool-queue.js';
+import { acquiresInWaiter, armsLifetimeOutside, opensForWaiter, recordsWaiter } from './pg-pool-queue.js';
 import { emit, type QueryListener } from './query-log.js';
 import { redactStatement } from './statement.js';
 
@@ -106,6 +106,8 @@ export function pgPatches(
   return [
     { name: 'pg Pool#connect', apply: () => recordsWaiter(pool) },
     { name: 'pg Pool#query', apply: bindsCallback(pool, 'query') },
+    { name: 'pg Pool#newClient', apply: () => opensForWaiter(pool) },
+    { name: 'pg Pool#_afterConnect', apply: () => armsLifetimeOutside(pool) },
     { name: 'pg Pool#_acquireClient', apply: () => acquiresInWaiter(pool) },
     {
       name: 'pg Client#query',

@@ -1,14 +1,18 @@
+import { runInRoot } from '@ambient/core';
 import { bindFirstCall, captureContext, runInCapturedContext, type CapturedContext } from '@ambient/core/adapter';
 import { bindLastCallback, patchMethod } from './patch-method.js';
 
 /*
  * pg-pool hands a waiting request its client from the release of the request that held it: `_release` pulses
  * the queue, and `_acquireClient` emits `acquire` (and `connect`, for a client opened for it) and calls the
- * waiter back, all in the releaser's context. The guard binds the callback back to the waiter; these two
- * patches give the waiter's events its context too, so a pino line in an `acquire` listener names the request
- * that takes the client, not the one that let it go (the pg-pool counterpart of DataDog/dd-trace-js#8826).
- * Both are pg-pool's private `_pendingQueue` and `_acquireClient(client, pendingItem, idleListener, isNew)`,
- * as in pg-pool 3.x (pg 8); where either is missing or differs, nothing is recorded and nothing changes.
+ * waiter back, all in the releaser's context. The guard binds the callback back to the waiter; these patches
+ * give the waiter's events its context too, so a pino line in an `acquire` listener names the request that
+ * takes the client, not the one that let it go (the pg-pool counterpart of DataDog/dd-trace-js#8826). They
+ * also open each client's lifetime timer outside any request (maxLifetimeSeconds), which would otherwise keep
+ * the request that opened the client for as long as the client lives (sequelize/sequelize#10462's pattern).
+ * All of these are pg-pool's private `_pendingQueue`, `newClient(pendingItem)`, `_afterConnect` and
+ * `_acquireClient(client, pendingItem, idleListener, isNew)`, as in pg-pool 3.x (pg 8): a method that is missing
+ * is not patched, and an item that is not where pg-pool 3 puts it is neither recorded nor entered.
  */
 
 /** The waiter's context on the pending item it queued (outsideAnyScope where it made none). */
@@ -21,10 +25,36 @@ interface PendingItem {
   [kWaiter]?: Waiter;
 }
 
+function isItem(value: unknown): value is PendingItem {
+  return typeof value === 'object' && value !== null;
+}
+
+/**
+ * Records the current context as the item's waiter. A plain assignment, not a non-enumerable property: a
+ * pg `pool.query` queues one item, and this is the cheaper store. `util.inspect` of a pool shows it.
+ */
+function record(item: PendingItem): void {
+  item[kWaiter] = captureContext() ?? outsideAnyScope;
+}
+
+/** Call directly: no waiter is recorded on the item, or its context is the one current. */
+const stay = Symbol('@ambient/drivers-context.stay');
+
+/** What to enter to serve `item`: its waiter's context (`undefined`: outside any scope), or `stay`. */
+function waiterToEnter(item: unknown): CapturedContext | undefined | typeof stay {
+  const waiter = isItem(item) ? item[kWaiter] : undefined;
+  if (waiter === undefined) return stay;
+  const context = waiter === outsideAnyScope ? undefined : waiter;
+  // A warm pool serves the item on the next tick of the connect that queued it, in its caller's context.
+  return context === captureContext() ? stay : context;
+}
+
 /**
  * Pool#connect (and Pool#query, which goes through it): its callback bound to the caller for one call, and the
  * caller recorded on the item it queued. pg-pool queues every connect that finds no client to open, a warm
- * pool's too, and takes it on the next tick, in the caller's own context, where nothing is entered.
+ * pool's too, and takes it on the next tick, in the caller's own context, where nothing is entered. Recording
+ * only where no client is free would miss an item a client released in the same tick is handed to, from the
+ * releaser (test/pg.test.ts, "X and Y queued while a client is free").
  */
 export function recordsWaiter(pool: object | undefined): (() => void) | undefined {
   return patchMethod(
@@ -37,11 +67,44 @@ export function recordsWaiter(pool: object | undefined): (() => void) | undefine
         const result = Reflect.apply(original, this, bindLastCallback(args, bindFirstCall));
         if (before >= 0 && (queue as unknown[]).length > before) {
           const item = (queue as unknown[])[(queue as unknown[]).length - 1];
-          if (typeof item === 'object' && item !== null) {
-            (item as PendingItem)[kWaiter] = captureContext() ?? outsideAnyScope;
-          }
+          if (isItem(item)) record(item);
         }
         return result;
+      },
+  );
+}
+
+/**
+ * Pool#newClient(pendingItem): a client opened for an item, run in its waiter (pg-pool's `onConnect` hook, and a
+ * failed connect's callback, then run there too). A connect that finds room opens one at once and queues
+ * nothing: its item is recorded here, in its caller.
+ */
+export function opensForWaiter(pool: object | undefined): (() => void) | undefined {
+  return patchMethod(
+    pool,
+    'newClient',
+    (original) =>
+      function (this: unknown, item: unknown) {
+        if (isItem(item) && item[kWaiter] === undefined) record(item);
+        const context = waiterToEnter(item);
+        if (context === stay) return original.call(this, item);
+        return runInCapturedContext(context, () => original.call(this, item));
+      },
+  );
+}
+
+/**
+ * Pool#_afterConnect: outside any request. It arms the client's maxLifetimeSeconds timer, which would keep the
+ * context it was armed in for the client's lifetime, and the timer's own `_acquireClient` of an expired idle
+ * client serves no request. The item's `_acquireClient` then enters its waiter.
+ */
+export function armsLifetimeOutside(pool: object | undefined): (() => void) | undefined {
+  return patchMethod(
+    pool,
+    '_afterConnect',
+    (original) =>
+      function (this: unknown, ...args: unknown[]) {
+        return runInRoot(() => Reflect.apply(original, this, args));
       },
   );
 }
@@ -53,13 +116,9 @@ export function acquiresInWaiter(pool: object | undefined): (() => void) | undef
     '_acquireClient',
     (original) =>
       function (this: unknown, client: unknown, item: unknown, idleListener: unknown, isNew: unknown) {
-        const waiter = typeof item === 'object' && item !== null ? (item as PendingItem)[kWaiter] : undefined;
-        const caller = waiter === outsideAnyScope ? undefined : waiter;
-        // A warm pool serves the item on the next tick of the connect that queued it, in its caller's context.
-        if (waiter === undefined || caller === captureContext()) {
-          return original.call(this, client, item, idleListener, isNew);
-        }
-        return runInCapturedContext(caller, () => original.call(this, client, item, idleListener, isNew));
+        const context = waiterToEnter(item);
+        if (context === stay) return original.call(this, client, item, idleListener, isNew);
+        return runInCapturedContext(context, () => original.call(this, client, item, idleListener, isNew));
       },
   );
 }

@@ -42,6 +42,8 @@ const pgMethods = [
   [pg.Pool.prototype, 'query'],
   [pg.Client.prototype, 'query'],
   [pg.Client.prototype, 'connect'],
+  [pg.Pool.prototype, 'newClient'],
+  [pg.Pool.prototype, '_afterConnect'],
   [pg.Pool.prototype, '_acquireClient'],
 ] as const;
 
@@ -139,6 +141,8 @@ describe('what a guard reports, and dispose() putting it all back', () => {
     expect(guard({ pg }).patched).toEqual([
       'pg Pool#connect',
       'pg Pool#query',
+      'pg Pool#newClient',
+      'pg Pool#_afterConnect',
       'pg Pool#_acquireClient',
       'pg Client#query',
       'pg Client#connect',

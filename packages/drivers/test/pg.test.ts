@@ -194,6 +194,47 @@ describeWithServices(['postgres'], 'pg: callbacks run in the request that made t
         await resources.close(pool);
       });
 
+      // The reason every queued connect is recorded, not only those that find no free client: X and Y queue
+      // while one client is free, and A releases the other in the same tick, before X's own pulse. A's release
+      // hands the free client to X from A's context, and X's release hands it on to Y from X's.
+      it("pool.on('acquire') of X and Y queued while a client is free, A releasing in the same tick", async () => {
+        const pool = newPool({ max: 2 });
+        await runInRoot(async () => {
+          const clients = [await pool.connect(), await pool.connect()];
+          for (const client of clients) client.release();
+        });
+        const acquired: string[] = [];
+        pool.on('acquire', () => acquired.push(seen()));
+        const releaseA = await new Promise<() => void>((resolve, reject) =>
+          inRequest('A', () =>
+            pool.connect((error, _client, release) => (error ? reject(error) : resolve(() => release()))),
+          ),
+        );
+        const waiting = everyRequest(['X', 'Y'], (_, report) =>
+          pool.connect((error, _client, release) => {
+            release();
+            report(error);
+          }),
+        );
+        inRequest('A', releaseA);
+        const results = await waiting;
+        recordRow(
+          driver,
+          "pool.on('acquire'): X, Y queued with a client free; A releases in the same tick",
+          phase,
+          acquired.slice(1).join(', '),
+        );
+        expect(acquired[0]).toBe('A');
+        if (phase === 'with guard') {
+          expect(acquired.slice(1)).toEqual(['X', 'Y']);
+          expectEachSawItself(results);
+        } else {
+          // X's callback, run in A, releases there too, and hands the client on to Y from A.
+          expect(acquired.slice(1)).toEqual(['A', 'A']);
+        }
+        await resources.close(pool);
+      });
+
       // runInRoot enters an empty scope; a test's own body runs in none at all: the guard records both.
       it.each([
         ['inside runInRoot', (connect: () => void) => runInRoot(connect)],
@@ -223,9 +264,18 @@ describeWithServices(['postgres'], 'pg: callbacks run in the request that made t
         },
       );
 
-      it("A destroys the connection B waits for: B's new client's pool.on('connect') and 'acquire' run in B", async () => {
-        const pool = newPool();
+      it("A destroys the connection B waits for: B's new client's onConnect, pool.on('connect'), 'acquire' and verify run in B", async () => {
         const events: string[] = [];
+        // pg-pool's `onConnect` hook and `verify` option see each new client: the hook from
+        // newClient, `verify` from _acquireClient.
+        const verify = (_client: unknown, done: (error?: Error) => void) => {
+          events.push(`verify ${seen()}`);
+          done();
+        };
+        const onConnect = () => {
+          events.push(`onConnect ${seen()}`);
+        };
+        const pool = newPool({ verify, onConnect });
         pool.on('connect', () => events.push(`connect ${seen()}`));
         pool.on('acquire', () => events.push(`acquire ${seen()}`));
         let onHeld!: () => void;
@@ -253,17 +303,16 @@ describeWithServices(['postgres'], 'pg: callbacks run in the request that made t
         await a;
         recordRow(
           driver,
-          "B waits; A destroys the client: B's pool.on('connect'), 'acquire'",
+          "B waits; A destroys the client: B's onConnect, pool.on('connect'), 'acquire', verify",
           phase,
-          events.slice(2).join(', '),
+          events.slice(4).join(', '),
         );
-        expect(events.slice(0, 2)).toEqual(['connect A', 'acquire A']);
+        expect(events.slice(0, 4)).toEqual(['onConnect A', 'connect A', 'acquire A', 'verify A']);
         if (phase === 'with guard') {
-          expect(events.slice(2)).toEqual(['connect B', 'acquire B']);
+          expect(events.slice(4)).toEqual(['onConnect B', 'connect B', 'acquire B', 'verify B']);
           expect(b).toEqual(['B', 'B']);
         } else {
-          expect(events.slice(2)).not.toContain('connect B');
-          expect(events.slice(2)).not.toContain('acquire B');
+          expect(events.slice(4).filter((event) => event.endsWith(' B'))).toEqual([]);
         }
         await resources.close(pool);
       });
@@ -278,29 +327,56 @@ describeWithServices(['postgres'], 'pg: a connection opened by a request keeps n
   describeEachPhase(
     () => ({ pg }),
     (phase) => {
-      it("a pool's first query, in A, opens its socket: later callbacks see their own request, and A is collected", async () => {
-        const pool = resources.track(new pg.Pool({ ...pgConfig, max: 1 }), (opened) => opened.end());
-        const a = await inTrackedRequest('A', (done) => pool.query('SELECT 1', (error) => done(error)));
-        const ids = requestIds();
-        const viaQuery = await everyRequest(ids, (_, report) => pool.query('SELECT 1', (error) => report(error)));
-        const viaClient = await everyRequest(ids, (_, report) =>
-          pool.connect((error, client, release) => {
-            if (error) return report(error);
-            client!.query('SELECT 1', (queryError) => {
-              report(queryError);
-              release();
-            });
-          }),
+      // maxLifetimeSeconds: pg-pool arms a timer for each new client's lifetime (pg-pool's _afterConnect).
+      it.each([
+        ['', {}],
+        [', with maxLifetimeSeconds', { maxLifetimeSeconds: 60 }],
+      ] as const)(
+        "a pool's first query, in A, opens its socket%s: later callbacks see their own request, and A is collected",
+        async (_, options) => {
+          const pool = resources.track(new pg.Pool({ ...pgConfig, max: 1, ...options }), (opened) => opened.end());
+          const a = await inTrackedRequest('A', (done) => pool.query('SELECT 1', (error) => done(error)));
+          const ids = requestIds();
+          const viaQuery = await everyRequest(ids, (_, report) => pool.query('SELECT 1', (error) => report(error)));
+          const viaClient = await everyRequest(ids, (_, report) =>
+            pool.connect((error, client, release) => {
+              if (error) return report(error);
+              client!.query('SELECT 1', (queryError) => {
+                report(queryError);
+                release();
+              });
+            }),
+          );
+          recordRow(driver, 'lazy pool (socket opened in A): B pool.query(cb)', phase, summarize(viaQuery));
+          recordRow(driver, 'lazy pool (socket opened in A): B client.query(cb)', phase, summarize(viaClient));
+          expectUnguarded(phase, viaQuery);
+          expectUnguarded(phase, viaClient);
+          if (canCollect()) {
+            const collected = await collectGarbage(a.collected);
+            recordRow(driver, `lazy pool${_}: A's values collected after A ended`, phase, collected ? 'yes' : 'no');
+            expectCollectedOnlyWithGuard(phase, collected);
+          }
+          await resources.close(pool);
+        },
+      );
+
+      it("maxLifetimeSeconds runs out on A's idle client: its acquire runs outside any request", async () => {
+        const pool = resources.track(new pg.Pool({ ...pgConfig, max: 1, maxLifetimeSeconds: 1 }), (opened) =>
+          opened.end(),
         );
-        recordRow(driver, 'lazy pool (socket opened in A): B pool.query(cb)', phase, summarize(viaQuery));
-        recordRow(driver, 'lazy pool (socket opened in A): B client.query(cb)', phase, summarize(viaClient));
-        expectUnguarded(phase, viaQuery);
-        expectUnguarded(phase, viaClient);
-        if (canCollect()) {
-          const collected = await collectGarbage(a.collected);
-          recordRow(driver, "lazy pool: A's values collected after A ended", phase, collected ? 'yes' : 'no');
-          expectCollectedOnlyWithGuard(phase, collected);
-        }
+        await inRequest(
+          'A',
+          () =>
+            new Promise<void>((resolve, reject) =>
+              pool.query('SELECT 1', (error) => (error ? reject(error) : resolve())),
+            ),
+        );
+        const events: string[] = [];
+        pool.on('acquire', () => events.push(`acquire ${seen()}`));
+        // pg-pool's lifetime timer takes the idle client, releases it expired, and removes it.
+        await new Promise<void>((resolve) => pool.once('remove', () => resolve()));
+        recordRow(driver, "maxLifetimeSeconds ends A's idle client: pool.on('acquire')", phase, events.join(', '));
+        expect(events).toEqual([phase === 'with guard' ? 'acquire none' : 'acquire A']);
         await resources.close(pool);
       });
 
