@@ -15,11 +15,20 @@ import { bindLastCallback, patchMethod } from './patch-method.js';
  * is not patched, and an item that is not where pg-pool 3 puts it is neither recorded nor entered.
  */
 
-/** The waiter's context on the pending item it queued (outsideAnyScope where it made none). */
+/** Where pg-pool's pending item carries the Waiter that queued it. */
 const kWaiter = Symbol('@ambient/drivers-context.waiter');
-const outsideAnyScope = Symbol('@ambient/drivers-context.outside-any-scope');
 
-type Waiter = CapturedContext | typeof outsideAnyScope;
+/**
+ * The context of the request that queued an item (`undefined`: outside any scope). An object of its own, so that
+ * `util.inspect` of a pool, which prints its queue, shows a name rather than the request's values.
+ */
+class Waiter {
+  constructor(readonly context: CapturedContext | undefined) {}
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return 'Waiter [request context]';
+  }
+}
 
 interface PendingItem {
   [kWaiter]?: Waiter;
@@ -29,12 +38,9 @@ function isItem(value: unknown): value is PendingItem {
   return typeof value === 'object' && value !== null;
 }
 
-/**
- * Records the current context as the item's waiter. A plain assignment, not a non-enumerable property: a
- * pg `pool.query` queues one item, and this is the cheaper store. `util.inspect` of a pool shows it.
- */
+/** Records the current context as the item's waiter. */
 function record(item: PendingItem): void {
-  item[kWaiter] = captureContext() ?? outsideAnyScope;
+  item[kWaiter] = new Waiter(captureContext());
 }
 
 /** Call directly: no waiter is recorded on the item, or its context is the one current. */
@@ -44,9 +50,8 @@ const stay = Symbol('@ambient/drivers-context.stay');
 function waiterToEnter(item: unknown): CapturedContext | undefined | typeof stay {
   const waiter = isItem(item) ? item[kWaiter] : undefined;
   if (waiter === undefined) return stay;
-  const context = waiter === outsideAnyScope ? undefined : waiter;
   // A warm pool serves the item on the next tick of the connect that queued it, in its caller's context.
-  return context === captureContext() ? stay : context;
+  return waiter.context === captureContext() ? stay : waiter.context;
 }
 
 /**

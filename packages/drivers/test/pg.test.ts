@@ -1,6 +1,7 @@
 // pg 8.23 on the real PostgreSQL at 127.0.0.1:5432: pg and pg-pool publish no channels
 // (brianc/node-postgres#3650), so guardDrivers({ pg }) patches them. Each case runs first without the guard,
 // recording what the waiting requests see, then with it, where every request must see itself.
+import { inspect } from 'node:util';
 import pg from 'pg';
 import { runInRoot } from '@ambient/core';
 import { asyncContextImplementation } from '@ambient/core/adapter';
@@ -191,6 +192,24 @@ describeWithServices(['postgres'], 'pg: callbacks run in the request that made t
         expectUnguarded(phase, acquiredBy);
         // The callbacks and continuations themselves, as the cases above.
         if (phase === 'with guard' || style === 'await pool.connect()') expectEachSawItself(results);
+        await resources.close(pool);
+      });
+
+      it("util.inspect of a pool with a request waiting shows none of the request's values", async () => {
+        const pool = newPool();
+        const a = holdConnection(pool, 'own timer');
+        await a.held;
+        const waiting = everyRequest(['B-0c5e1d'], (_, report) =>
+          pool.connect((error, _client, release) => {
+            release();
+            report(error);
+          }),
+        );
+        const printed = inspect(pool, { depth: 6 });
+        expect(printed).not.toContain('B-0c5e1d');
+        if (phase === 'with guard') expect(printed).toContain('Waiter [request context]');
+        await waiting;
+        await a.done;
         await resources.close(pool);
       });
 
