@@ -48,9 +48,11 @@ describeWithServices(['postgres'], 'pg: callbacks run in the request that made t
 
   /**
    * Request A takes the pool's one connection and holds it for `SELECT pg_sleep(0.2)`, releasing it in the
-   * query's callback, or for 200 ms, releasing it from a timer of its own; `held` resolves once A has it, `done` once A released it.
+   * query's callback, or for 200 ms, releasing it from a timer of its own, or destroying it from that timer (an
+   * error given to release() removes the client: the pool opens another for whoever waits); `held` resolves once
+   * A has it, `done` once A released it.
    */
-  function holdConnection(pool: pg.Pool, how: 'query callback' | 'own timer') {
+  function holdConnection(pool: pg.Pool, how: 'query callback' | 'own timer' | 'destroys from own timer') {
     let onHeld!: () => void;
     const held = new Promise<void>((resolve) => (onHeld = resolve));
     const done = new Promise<void>((resolve, reject) =>
@@ -59,11 +61,11 @@ describeWithServices(['postgres'], 'pg: callbacks run in the request that made t
           if (error) return reject(error);
           onHeld();
           const finish = () => {
-            release();
+            release(how === 'destroys from own timer' ? new Error('A is done with this client') : undefined);
             resolve();
           };
           // The sleep only makes the others wait; what they see never depends on how long it takes.
-          if (how === 'own timer') setTimeout(finish, 200);
+          if (how !== 'query callback') setTimeout(finish, 200);
           else client!.query('SELECT pg_sleep(0.2)', (queryError) => (queryError ? reject(queryError) : finish()));
         }),
       ),
@@ -297,29 +299,15 @@ describeWithServices(['postgres'], 'pg: callbacks run in the request that made t
         const pool = newPool({ verify, onConnect });
         pool.on('connect', () => events.push(`connect ${seen()}`));
         pool.on('acquire', () => events.push(`acquire ${seen()}`));
-        let onHeld!: () => void;
-        const held = new Promise<void>((resolve) => (onHeld = resolve));
-        const a = new Promise<void>((resolve, reject) =>
-          inRequest('A', () =>
-            pool.connect((error, _client, release) => {
-              if (error) return reject(error);
-              onHeld();
-              setTimeout(() => {
-                // An error given to release() removes the client; the pool opens another for B.
-                release(new Error('A is done with this client'));
-                resolve();
-              }, 50);
-            }),
-          ),
-        );
-        await held;
+        const a = holdConnection(pool, 'destroys from own timer');
+        await a.held;
         const [b] = await everyRequest(['B'], (_, report) =>
           pool.connect((error, _client, release) => {
             release();
             report(error);
           }),
         );
-        await a;
+        await a.done;
         recordRow(
           driver,
           "B waits; A destroys the client: B's onConnect, pool.on('connect'), 'acquire', verify",
