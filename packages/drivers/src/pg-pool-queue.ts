@@ -46,10 +46,15 @@ function record(item: PendingItem): void {
 /** Call directly: no waiter is recorded on the item, or its context is the one current. */
 const stay = Symbol('@ambient/drivers-context.stay');
 
-/** What to enter to serve `item`: its waiter's context (`undefined`: outside any scope), or `stay`. */
+/**
+ * What to enter to serve `item`: its waiter's context (`undefined`: outside any scope), or `stay`. Not a waiter
+ * that timed out (pg-pool's `timedOut`, set where connectionTimeoutMillis ran out while its client was being
+ * opened): it has had its error, and pg-pool releases the client it no longer wants, arming the idle timer,
+ * which would keep the waiter's request for idleTimeoutMillis.
+ */
 function waiterToEnter(item: unknown): CapturedContext | undefined | typeof stay {
   const waiter = isItem(item) ? item[kWaiter] : undefined;
-  if (waiter === undefined) return stay;
+  if (waiter === undefined || (item as { timedOut?: unknown }).timedOut === true) return stay;
   // A warm pool serves the item on the next tick of the connect that queued it, in its caller's context.
   return waiter.context === captureContext() ? stay : waiter.context;
 }

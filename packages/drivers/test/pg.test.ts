@@ -1,6 +1,7 @@
 // pg 8.23 on the real PostgreSQL at 127.0.0.1:5432: pg and pg-pool publish no channels
 // (brianc/node-postgres#3650), so guardDrivers({ pg }) patches them. Each case runs first without the guard,
 // recording what the waiting requests see, then with it, where every request must see itself.
+import { Socket } from 'node:net';
 import { inspect } from 'node:util';
 import pg from 'pg';
 import { runInRoot } from '@ambient/core';
@@ -368,7 +369,7 @@ describeWithServices(['postgres'], 'pg: a connection opened by a request keeps n
       );
 
       it("maxLifetimeSeconds runs out on A's idle client: its acquire runs outside any request", async () => {
-        const pool = resources.track(new pg.Pool({ ...pgConfig, max: 1, maxLifetimeSeconds: 1 }), (opened) =>
+        const pool = resources.track(new pg.Pool({ ...pgConfig, max: 1, maxLifetimeSeconds: 2 }), (opened) =>
           opened.end(),
         );
         await inRequest(
@@ -380,10 +381,73 @@ describeWithServices(['postgres'], 'pg: a connection opened by a request keeps n
         );
         const events: string[] = [];
         pool.on('acquire', () => events.push(`acquire ${seen()}`));
-        // pg-pool's lifetime timer takes the idle client, releases it expired, and removes it.
+        // pg-pool's lifetime timer takes the idle client, releases it expired, and removes it. Two seconds after the
+        // connect: A's one query and release, well before, leave it idle (a busy client is removed unacquired).
         await new Promise<void>((resolve) => pool.once('remove', () => resolve()));
         recordRow(driver, "maxLifetimeSeconds ends A's idle client: pool.on('acquire')", phase, events.join(', '));
         expect(events).toEqual([phase === 'with guard' ? 'acquire none' : 'acquire A']);
+        await resources.close(pool);
+      });
+
+      // B's connectionTimeoutMillis runs out while pg-pool opens a client for it (A destroyed the one B waited
+      // for): B has its error, and pg-pool, once the client is open, takes it and releases it idle.
+      it("a waiter that timed out while its client was opened: that client's events outside any request, B collected", async () => {
+        let sockets = 0;
+        let openedForB = false;
+        let openGate!: () => void;
+        const gate = new Promise<void>((resolve) => (openGate = resolve));
+        // The client opened for B connects only once the gate opens, after B has timed out.
+        const stream = () => {
+          const socket = new Socket();
+          if (sockets++ === 0) return socket;
+          openedForB = true;
+          const connect = socket.connect.bind(socket) as (...args: unknown[]) => Socket;
+          socket.connect = (...args: unknown[]) => {
+            void gate.then(() => connect(...args));
+            return socket;
+          };
+          return socket;
+        };
+        const pool = resources.track(
+          new pg.Pool({ ...pgConfig, max: 1, stream, connectionTimeoutMillis: 1_000, idleTimeoutMillis: 60_000 }),
+          (opened) => opened.end(),
+        );
+        const releaseA = await new Promise<(error: Error) => void>((resolve, reject) =>
+          inRequest('A', () =>
+            pool.connect((error, _client, release) => (error ? reject(error) : resolve((cause) => release(cause)))),
+          ),
+        );
+        const events: string[] = [];
+        for (const event of ['connect', 'acquire', 'release'] as const) {
+          pool.on(event, () => events.push(`${event} ${seen()}`));
+        }
+        const b = inTrackedRequest<string>('B', (done) =>
+          pool.connect((error) => done(null, error instanceof Error ? error.message : 'no error')),
+        );
+        // B's queue timer is armed; the client opened for B gets none of its own, which would end the gated
+        // connect a second after it started (pg-pool's newClient and pg's Client read this option).
+        pool.options.connectionTimeoutMillis = 0;
+        inRequest('A', () => releaseA(new Error('A is done with this client')));
+        const { value, collected } = await b;
+        expect(value).toMatch(/timeout/);
+        // pg-pool had started a client for B before B's second ran out (it ends A's first).
+        expect(openedForB).toBe(true);
+        const released = new Promise<void>((resolve) => pool.once('release', () => resolve()));
+        openGate();
+        await released;
+        recordRow(driver, 'B timed out while its client was opened: its events', phase, events.join(', '));
+        // A's own release first, then what pg-pool does with the client opened for B.
+        expect(events).toEqual(
+          phase === 'with guard'
+            ? ['release A', 'connect none', 'acquire none', 'release none']
+            : ['release A', 'connect A', 'acquire A', 'release A'],
+        );
+        // Without the guard B stays reachable too (recorded, not asserted: no run has checked it on every line).
+        if (canCollect()) {
+          const freed = await collectGarbage(collected);
+          recordRow(driver, 'B timed out while its client was opened: B collected', phase, freed ? 'yes' : 'no');
+          if (phase === 'with guard') expect(freed).toBe(true);
+        }
         await resources.close(pool);
       });
 
