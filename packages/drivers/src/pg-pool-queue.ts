@@ -11,8 +11,9 @@ import { bindLastCallback, patchMethod } from './patch-method.js';
  * also open each client's lifetime timer outside any request (maxLifetimeSeconds), which would otherwise keep
  * the request that opened the client for as long as the client lives (sequelize/sequelize#10462's pattern).
  * All of these are pg-pool's private `_pendingQueue`, `newClient(pendingItem)`, `_afterConnect` and
- * `_acquireClient(client, pendingItem, idleListener, isNew)`, as in pg-pool 3.x (pg 8): a method that is missing
- * is not patched, and an item that is not where pg-pool 3 puts it is neither recorded nor entered.
+ * `_acquireClient(client, pendingItem, idleListener, isNew)`, as in pg-pool 3.14 (pg 8.23, the version tested):
+ * a method that is missing is not patched, and an item that is not where pg-pool puts it is neither recorded
+ * nor entered. pg-pool releases from before its `onConnect` hook arm the lifetime timer in newClient instead.
  */
 
 /** Where pg-pool's pending item carries the Waiter that queued it. */
