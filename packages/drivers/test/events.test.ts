@@ -23,8 +23,8 @@
 // | knex 3 (pg)   | knex.on('query-response'), the same   | each B        | each B     |
 // | knex 3 (pg)   | await knex.raw() queued behind A      | each B        | each B     |
 // (20 B requests at once for knex; one for the pools; for pg, C waits behind B; for mysql2, C takes the connection
-// once it is free.) With the guard, pg-pool emits a waiting request's `acquire` in that request. With
-// the guard, a mysql2 getConnection that may open a socket runs outside any request, so its events see none;
+// once it is free.) With the guard, pg-pool emits a waiting request's `acquire` in that request, and a mysql2
+// getConnection that may open a socket runs outside any request, so its events see none;
 // one that takes a free connection (C) or waits for one (B) stays in its request. Through mysql2's channels
 // alone (`guardDrivers()` without the module) every getConnection runs outside any request.
 import { randomUUID } from 'node:crypto';
