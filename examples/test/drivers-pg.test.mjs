@@ -10,6 +10,7 @@ import { serviceSkip } from '../../scripts/services.mjs';
 // throws instead, so CI always runs it.
 const skip = await serviceSkip('postgres');
 
+// `skip` (above): set only where the service is not reachable; under CI=true serviceSkip throws.
 test('examples/drivers-pg: every request is one group of its own lines and queries', { skip }, () => {
   const demo = fileURLToPath(new URL('../drivers-pg/demo.mjs', import.meta.url));
   const { status, stdout, stderr } = spawnSync(process.execPath, [demo], { encoding: 'utf8', timeout: 60_000 });

@@ -9,6 +9,7 @@ import { demoGroups } from './demo-groups.mjs';
 // throws instead, so CI always runs it.
 const skip = await serviceSkip('rabbitmq');
 
+// `skip` (above): set only where the service is not reachable; under CI=true serviceSkip throws.
 test('examples/jobs-amqp: every order is one group of six lines across two processes', { skip }, () => {
   const groups = demoGroups('../jobs-amqp/demo.mjs');
   assert.equal(groups.length, 3);
