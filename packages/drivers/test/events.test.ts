@@ -46,6 +46,7 @@ import {
   summarize,
   type Seen,
 } from './helpers/requests.js';
+import { holdMysql2Connection, holdPgConnection } from './helpers/hold-connection.js';
 import { phases, type Phase } from './helpers/phases.js';
 import { describeWithServices, mysqlConfig, pgConfig, redisConfig, redisUrl, versionOf } from './helpers/services.js';
 
@@ -108,20 +109,7 @@ describeWithServices(['postgres', 'mariadb', 'redis'], 'events of pools, clients
   async function pgPoolEvents(): Promise<Observed> {
     const pool = resources.track(new pg.Pool({ ...pgConfig, max: 1 }), (opened) => opened.end());
     const observed = listen(pool, ['connect', 'acquire']);
-    let onHeld!: () => void;
-    const held = new Promise<void>((resolve) => (onHeld = resolve));
-    const a = new Promise<void>((resolve, reject) =>
-      inRequest('A', () =>
-        pool.connect((error, client, release) => {
-          if (error) return reject(error);
-          onHeld();
-          client!.query('SELECT pg_sleep(0.2)', () => {
-            release();
-            resolve();
-          });
-        }),
-      ),
-    );
+    const { held, done: a } = holdPgConnection(pool, 'query callback');
     await held;
     const b = new Promise<void>((resolve, reject) =>
       inRequest('B', () =>
@@ -146,20 +134,7 @@ describeWithServices(['postgres', 'mariadb', 'redis'], 'events of pools, clients
       (opened) => new Promise<void>((resolve) => opened.end(() => resolve())),
     );
     const observed = listen(pool, ['connection', 'acquire', 'enqueue']);
-    let onHeld!: () => void;
-    const held = new Promise<void>((resolve) => (onHeld = resolve));
-    const a = new Promise<void>((resolve, reject) =>
-      inRequest('A', () =>
-        pool.getConnection((error, connection) => {
-          if (error) return reject(error);
-          onHeld();
-          connection.query('SELECT SLEEP(0.2)', () => {
-            connection.release();
-            resolve();
-          });
-        }),
-      ),
-    );
+    const { held, done: a } = holdMysql2Connection(pool, 'query callback');
     await held;
     await new Promise<void>((resolve, reject) =>
       inRequest('B', () =>

@@ -24,6 +24,7 @@ import {
   type Seen,
 } from './helpers/requests.js';
 import { guardDrivers, type GuardDriversOptions } from '@ambient/drivers-context';
+import { holdMysql2Connection } from './helpers/hold-connection.js';
 import { describeEachPhase, expectCollectedOnlyWithGuard, type Phase } from './helpers/phases.js';
 import { describeWithServices, mysqlConfig, versionOf } from './helpers/services.js';
 
@@ -47,35 +48,6 @@ function expectUnguarded(phase: Phase, results: Seen): void {
 }
 
 const endPool = (pool: mysql2.Pool) => new Promise<void>((resolve) => pool.end(() => resolve()));
-
-/**
- * Request A takes the pool's one connection and holds it for `SELECT SLEEP(0.2)`, releasing it in the query's
- * callback, or for 200 ms, releasing it from a timer of its own, or destroys it from that timer (the pool then
- * asks again for a waiting request from A's destroy: releaseConnection with no _pool); `held` resolves once A
- * has it.
- */
-function holdConnection(pool: mysql2.Pool, releasedFrom: 'query callback' | 'own timer' | 'destroy') {
-  let onHeld!: () => void;
-  const held = new Promise<void>((resolve) => (onHeld = resolve));
-  const done = new Promise<void>((resolve, reject) =>
-    inRequest('A', () =>
-      pool.getConnection((error, connection) => {
-        if (error) return reject(error);
-        onHeld();
-        const finish = () => {
-          if (releasedFrom === 'destroy') connection.destroy();
-          else connection.release();
-          resolve();
-        };
-        // The sleep only makes the others wait; what they see never depends on how long it takes.
-        if (releasedFrom === 'query callback') {
-          connection.query('SELECT SLEEP(0.2)', (queryError) => (queryError ? reject(queryError) : finish()));
-        } else setTimeout(finish, 200);
-      }),
-    ),
-  );
-  return { held, done };
-}
 
 /**
  * `pool.getConnection(cb)` in request A: what A's own code saw right after the call returned (`seenAfter`), and
@@ -136,7 +108,7 @@ for (const { driver, how, mysql, promise } of variants) {
         for (const releasedFrom of ['query callback', 'own timer'] as const) {
           it.each(paths)(`%s queued behind A, who releases from its ${releasedFrom}`, async (path, call) => {
             const pool = await warmPool();
-            const a = holdConnection(pool, releasedFrom);
+            const a = holdMysql2Connection(pool, releasedFrom);
             await a.held;
             const results = await everyRequest(requestIds(), (id, report) => call(pool, id, report));
             await a.done;
@@ -302,7 +274,7 @@ for (const { driver, how, mysql, promise } of variants) {
             const pool = bootPool();
             const opened: string[] = [];
             pool.on('connection', () => opened.push(seen()));
-            const a = holdConnection(pool, 'destroy');
+            const a = holdMysql2Connection(pool, 'destroy');
             await a.held;
             const waiting = await everyRequest(['B'], (_, report) =>
               pool.getConnection((error, connection) => {

@@ -21,6 +21,7 @@ import {
   summarize,
   type Seen,
 } from './helpers/requests.js';
+import { holdPgConnection } from './helpers/hold-connection.js';
 import { describeEachPhase, expectCollectedOnlyWithGuard, type Phase } from './helpers/phases.js';
 import { describeWithServices, pgConfig, versionOf } from './helpers/services.js';
 
@@ -47,33 +48,6 @@ describeWithServices(['postgres'], 'pg: callbacks run in the request that made t
     return pool;
   }
 
-  /**
-   * Request A takes the pool's one connection and holds it for `SELECT pg_sleep(0.2)`, releasing it in the
-   * query's callback, or for 200 ms, releasing it from a timer of its own, or destroying it from that timer (an
-   * error given to release() removes the client: the pool opens another for whoever waits); `held` resolves once
-   * A has it, `done` once A released it.
-   */
-  function holdConnection(pool: pg.Pool, how: 'query callback' | 'own timer' | 'destroys from own timer') {
-    let onHeld!: () => void;
-    const held = new Promise<void>((resolve) => (onHeld = resolve));
-    const done = new Promise<void>((resolve, reject) =>
-      inRequest('A', () =>
-        pool.connect((error, client, release) => {
-          if (error) return reject(error);
-          onHeld();
-          const finish = () => {
-            release(how === 'destroys from own timer' ? new Error('A is done with this client') : undefined);
-            resolve();
-          };
-          // The sleep only makes the others wait; what they see never depends on how long it takes.
-          if (how !== 'query callback') setTimeout(finish, 200);
-          else client!.query('SELECT pg_sleep(0.2)', (queryError) => (queryError ? reject(queryError) : finish()));
-        }),
-      ),
-    );
-    return { held, done };
-  }
-
   describeEachPhase(
     () => ({ pg }),
     (phase) => {
@@ -81,7 +55,7 @@ describeWithServices(['postgres'], 'pg: callbacks run in the request that made t
         'pool.connect(cb) queued behind A, who releases from its %s',
         async (how) => {
           const pool = await warmPool();
-          const a = holdConnection(pool, how);
+          const a = holdPgConnection(pool, how);
           await a.held;
           const ids = requestIds();
           const waiting = everyRequest(ids, (_, report) =>
@@ -101,7 +75,7 @@ describeWithServices(['postgres'], 'pg: callbacks run in the request that made t
 
       it('pool.query(text, values, cb) queued behind A', async () => {
         const pool = await warmPool();
-        const a = holdConnection(pool, 'query callback');
+        const a = holdPgConnection(pool, 'query callback');
         await a.held;
         const rows: string[] = [];
         const results = await everyRequest(requestIds(), (id, report) =>
@@ -134,7 +108,7 @@ describeWithServices(['postgres'], 'pg: callbacks run in the request that made t
 
       it('promise paths: await pool.connect(), client.query() and pool.query() queued behind A (right either way)', async () => {
         const pool = await warmPool();
-        const a = holdConnection(pool, 'query callback');
+        const a = holdPgConnection(pool, 'query callback');
         await a.held;
         const results = await Promise.all(
           requestIds().map((id) =>
@@ -168,7 +142,7 @@ describeWithServices(['postgres'], 'pg: callbacks run in the request that made t
         await runInRoot(async () => (await pool.connect()).release());
         const acquired: string[] = [];
         pool.on('acquire', () => acquired.push(seen()));
-        const a = holdConnection(pool, 'own timer');
+        const a = holdPgConnection(pool, 'own timer');
         await a.held;
         const ids = requestIds();
         const results = await everyRequest(ids, (_, report) => {
@@ -200,7 +174,7 @@ describeWithServices(['postgres'], 'pg: callbacks run in the request that made t
 
       it("util.inspect of a pool with a request waiting shows none of the request's values", async () => {
         const pool = newPool();
-        const a = holdConnection(pool, 'own timer');
+        const a = holdPgConnection(pool, 'own timer');
         await a.held;
         const waiting = everyRequest(['B-0c5e1d'], (_, report) =>
           pool.connect((error, _client, release) => {
@@ -267,7 +241,7 @@ describeWithServices(['postgres'], 'pg: callbacks run in the request that made t
           const pool = newPool();
           const acquired: string[] = [];
           pool.on('acquire', () => acquired.push(seen()));
-          const a = holdConnection(pool, 'own timer');
+          const a = holdPgConnection(pool, 'own timer');
           await a.held;
           const saw = await new Promise<string>((resolve, reject) =>
             outside(() =>
@@ -300,7 +274,7 @@ describeWithServices(['postgres'], 'pg: callbacks run in the request that made t
         const pool = newPool({ verify, onConnect });
         pool.on('connect', () => events.push(`connect ${seen()}`));
         pool.on('acquire', () => events.push(`acquire ${seen()}`));
-        const a = holdConnection(pool, 'destroys from own timer');
+        const a = holdPgConnection(pool, 'destroys from own timer');
         await a.held;
         const [b] = await everyRequest(['B'], (_, report) =>
           pool.connect((error, _client, release) => {
