@@ -144,9 +144,9 @@ export function guardChannels(
   const names: string[] = [];
   for (const guarded of guardedChannels) {
     if (!drivers.has(guarded.driver)) continue;
-    if (!guarded.restoresCallbacks && !(guarded.opensConnections && detachConnections)) continue;
-    const channel = keptTracingChannel(guarded.name);
     const detaches = guarded.opensConnections && detachConnections;
+    if (!guarded.restoresCallbacks && !detaches) continue;
+    const channel = keptTracingChannel(guarded.name);
     if (detaches) undos.push(subscribeDetaching(channel, guarded.driver, guarded.restoresCallbacks));
     if (guarded.restoresCallbacks) {
       const unbind = bindChannelContext(channel.asyncStart, callerOf);

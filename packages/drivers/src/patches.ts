@@ -152,7 +152,8 @@ export function mysql2Patches(
  * mysql2 3.20+ passed in: its channels restore every callback and detach every getConnection (channels.ts);
  * Pool#getConnection tells them which calls will not open a socket, and those stay in the request. Detaching a
  * warm pool's call too cost two context switches there and two more to come back: the guard cost 15,313 to
- * 17,588 instructions a pool.query over none on Node 24, and costs 9,018 so (benchmarks/drivers-instructions.mjs).
+ * 17,588 instructions a pool.query over none on Node 24, and 9,018 so in the same harness; mysql2's counts move by
+ * as much as 6,000 from run to run (benchmarks/README.md, "mysql2's counts do not repeat").
  */
 export function mysql2PoolDetach(mysql2: { Pool?: unknown }): PatchPlan[] {
   return [
