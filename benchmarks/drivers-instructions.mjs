@@ -14,6 +14,7 @@
 //   node benchmarks/drivers-instructions.mjs              (pg, mysql2 and mysql2 3.19, on this Node)
 //   DRIVERS_ONLY=mysql2 node benchmarks/drivers-instructions.mjs
 //   DRIVERS_CALM=0.005 node benchmarks/drivers-instructions.mjs   (warm up until compiling takes under 0.5%)
+//   DRIVERS_IN_FLIGHT=50 node benchmarks/drivers-instructions.mjs (most queries wait for a connection: hand-offs)
 //   BENCH_ONLY=drivers-instructions node benchmarks/run.mjs
 import { fork } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -32,6 +33,8 @@ const warmUpChunks = { least: 4, most: 16 };
 const counted = 10_000;
 const calmCompiling = Number(process.env.DRIVERS_CALM ?? 0.05);
 const repeats = 2;
+// 10 (the pool's size): each query finds a free connection; 50: most wait for one another request releases.
+const inFlight = Number(process.env.DRIVERS_IN_FLIGHT ?? poolSize);
 
 /**
  * What each driver is measured with: the variants of drivers.mjs (a) that decide or explain the budget, and the
@@ -68,7 +71,7 @@ async function child(driverName, variant) {
   install();
   process.on('message', async (message) => {
     if (message === 'exit') process.exit(0);
-    await workload(requestContext, pool.query, message, poolSize);
+    await workload(requestContext, pool.query, message, inFlight);
     process.send('ran');
   });
   process.send('ready');
@@ -126,7 +129,8 @@ export async function runDriversInstructions() {
   if (!(await canCountInstructions('drivers-instructions'))) return true;
   console.log(
     `\nguardDrivers in instructions, Node ${process.version}: ${counted} callback queries counted after ` +
-      `${warmUpChunks.least * chunk} to ${warmUpChunks.most * chunk} of warm-up, V8's compilers left out; ` +
+      `${warmUpChunks.least * chunk} to ${warmUpChunks.most * chunk} of warm-up, ${inFlight} in flight on a pool ` +
+      `of ${poolSize}, V8's compilers left out; ` +
       `median (range) of ${repeats} processes, --predictable`,
   );
   // DRIVERS_ONLY=mysql2,mysql2-319: some of the drivers.

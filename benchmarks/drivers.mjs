@@ -24,9 +24,11 @@
 //   (a) In-process: the drivers' whole client code over in-memory sockets that answer as the servers do
 //       (in-memory-servers.mjs), so nothing crosses the kernel; their replies arrive in the context the socket
 //       was opened in, as a TCP socket's do, so a guard pays for switching a callback back to its caller as it
-//       does on a real socket. The process's CPU time (user + system) around
-//       20,000 queries at 10 in flight on the pool of 10, in ns per query; 15 rounds, medians, and the paired
-//       per-round differences from `none` with their interquartile range. This is the budget's measurement.
+//       does on a real socket. The process's CPU time (user + system) around 20,000 queries on the pool of 10,
+//       in ns per query, twice: at 10 in flight, where each query finds a free connection, and at 50, where
+//       most wait for one that another request releases (the hand-off the guard exists for: it switches into
+//       the waiter, and back from the socket); 15 rounds, medians, and the paired per-round differences from
+//       `none` with their interquartile range. This is the budget's measurement, at both.
 //   (b) On the real PostgreSQL (127.0.0.1:5432) and MariaDB (127.0.0.1:3306): the process's user CPU per query
 //       around 10,000 queries at 10 in flight, the kernel's share printed beside it (15 rounds).
 //   (c) Queries/s on the real servers: 8,000 queries a round at 50 in flight on the pool of 10, so that most
@@ -50,6 +52,8 @@ const inProcessQueries = 20_000;
 const cpuQueries = 10_000;
 const loadQueries = 8_000;
 export const poolSize = 10;
+/** In flight on the pool of 10 where most queries wait for a connection: (a)'s hand-off, and (c). */
+const handOffInFlight = 50;
 const settleQueries = 1_000;
 
 /** Runs `queries` callback queries, `inFlight` at a time, each issued in a request scope of its own. */
@@ -219,7 +223,11 @@ export async function runDrivers() {
   async function warm(driver, variants) {
     await Promise.all(Array.from({ length: poolSize }, () => new Promise((resolve) => driver.query(resolve))));
     for (const install of Object.values(variants)) {
-      await round(install, queries(driver, settleQueries, 50), queries(driver, loadQueries, 50));
+      await round(
+        install,
+        queries(driver, settleQueries, handOffInFlight),
+        queries(driver, loadQueries, handOffInFlight),
+      );
     }
   }
 
@@ -238,22 +246,29 @@ export async function runDrivers() {
   for (const driver of inMemory) {
     const variants = variantsFor(driver, { queryLog: true });
     await warm(driver, variants);
-    const samples = await alternateRounds(
-      { ...variants, 'none again': variants.none },
-      cpuRounds,
-      queries(driver, settleQueries, poolSize),
-      queries(driver, inProcessQueries, poolSize),
-      ({ user, system }) => ((user + system) * 1000) / inProcessQueries,
-    );
-    console.log(
-      `  ${driver.name}: (a) in-process over in-memory sockets, CPU ns/query at ${poolSize} in flight, ` +
-        `median of ${cpuRounds} rounds (min-max)`,
-    );
-    const added = printPerQuery(samples, 'ns', 0);
-    verdict(
-      `    budget: ${driver.name}, the guard adds <= 1000 ns: ${added <= 1000 ? 'met' : 'OVER BUDGET'} (${signed(added, 0)})`,
-    );
-    withinBudget = withinBudget && added <= 1000;
+    // At 10 in flight every query finds a free connection; at 50, most wait for one another request releases,
+    // the hand-off the guard exists for, where it switches context twice (into the waiter, and back from the
+    // socket) and pg-pool's queue is recorded. The budget holds for both.
+    for (const inFlight of [poolSize, handOffInFlight]) {
+      const samples = await alternateRounds(
+        { ...variants, 'none again': variants.none },
+        cpuRounds,
+        queries(driver, settleQueries, inFlight),
+        queries(driver, inProcessQueries, inFlight),
+        ({ user, system }) => ((user + system) * 1000) / inProcessQueries,
+      );
+      console.log(
+        `  ${driver.name}: (a) in-process over in-memory sockets, CPU ns/query at ${inFlight} in flight ` +
+          `(${inFlight > poolSize ? 'most wait for a connection' : 'each finds a free connection'}), ` +
+          `median of ${cpuRounds} rounds (min-max)`,
+      );
+      const added = printPerQuery(samples, 'ns', 0);
+      verdict(
+        `    budget: ${driver.name} at ${inFlight} in flight, the guard adds <= 1000 ns: ` +
+          `${added <= 1000 ? 'met' : 'OVER BUDGET'} (${signed(added, 0)})`,
+      );
+      withinBudget = withinBudget && added <= 1000;
+    }
     await driver.close();
   }
 
@@ -298,12 +313,12 @@ export async function runDrivers() {
     const rate = await alternateRounds(
       variants,
       loadRounds,
-      queries(driver, settleQueries, 50),
-      queries(driver, loadQueries, 50),
+      queries(driver, settleQueries, handOffInFlight),
+      queries(driver, loadQueries, handOffInFlight),
       ({ seconds }) => loadQueries / seconds,
     );
     console.log(
-      `  ${driver.name}: (c) real server, queries/s at 50 in flight, median of ${loadRounds} rounds (min-max)`,
+      `  ${driver.name}: (c) real server, queries/s at ${handOffInFlight} in flight, median of ${loadRounds} rounds (min-max)`,
     );
     for (const name of Object.keys(variants)) {
       const perRound = rate[name].map((value, i) => value / rate.none[i]);
