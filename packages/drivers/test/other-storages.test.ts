@@ -1,20 +1,22 @@
 // Which context a guarded callback restores: Ambient's, and with it OpenTelemetry's active span where
 // @ambient/opentelemetry-context is the context manager, and nothing else. Any other AsyncLocalStorage
 // (OpenTelemetry's stock AsyncLocalStorageContextManager, nestjs-cls, an application's own) is not Ambient's to
-// switch: in the guarded callback of B, queued behind A, it still reads A, the request that released the
-// connection, while Ambient reads B. The README's "Other AsyncLocalStorage users" pitfall rests on these rows:
+// switch: in a guarded query callback it reads what the driver calls back from, the context of the request that
+// opened the socket (X), while Ambient reads the caller (B). Opening connections outside any request
+// (detachConnections) does not change that: it takes Ambient's values out of the socket, not another storage's.
+// The README's "Other AsyncLocalStorage users" pitfall rests on these rows:
 //
-// | read in B's callback (queued behind A)                  | without the guard | with it |
-// |---------------------------------------------------------|-------------------|---------|
-// | requestContext                                          | A                 | B       |
-// | OpenTelemetry's active span, AmbientContextManager      | A                 | B       |
-// | OpenTelemetry's active span, AsyncLocalStorageContext…  | A                 | A       |
-// | an AsyncLocalStorage of the application's own           | A                 | A       |
+// | read in B's callback (X opened the socket; B queued behind A) | without the guard | with it |
+// |---------------------------------------------------------------|-------------------|---------|
+// | requestContext                                                | X                 | B       |
+// | OpenTelemetry's active span, AmbientContextManager            | X                 | B       |
+// | OpenTelemetry's active span, AsyncLocalStorageContextManager  | X                 | X       |
+// | an AsyncLocalStorage of the application's own                 | X                 | X       |
 //
-// for pg (patched), mysql2 3.24 (its TracingChannel events: Channel#bindStore runs Ambient's store only) and
+// for pg (patched), mysql2 3.24 (its TracingChannel events: Channel#bindStore enters Ambient's store only) and
 // mysql2 3.19 (patched). Binding the whole async context instead (AsyncResource.bind) would switch every store,
-// but only where Ambient patches: a channel's bindStore switches the stores bound to it, so mysql2 3.20+,
-// ioredis and node-redis would still differ. So one rule holds for every driver: Ambient's context, no other.
+// but only where Ambient patches: mysql2 3.20+ calls a query back through its channel, whose bindStore enters the
+// stores bound to it and no other. So one rule holds for every driver: Ambient's context, no other.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { trace, type Context, type ContextManager } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -83,7 +85,7 @@ function inEveryStorage<R>(id: string, fn: () => R): R {
   return inRequest(id, () => withSpan(ambientManager, () => withSpan(stockManager, () => ownStorage.run(id, fn))));
 }
 
-/** A pool of one connection: A holds it (releasing it from its query's callback) while B's `query(cb)` waits. */
+/** A pool of one connection: X opens it; A holds it (releasing it from its query's callback) while B's waits. */
 interface PoolOfOne {
   hold(): { held: Promise<void>; done: Promise<void> };
   query(callback: (error: Error | null | undefined) => void): void;
@@ -130,27 +132,33 @@ const drivers: readonly Driver[] = [
   })),
 ];
 
-/** What each reader saw in B's callback: A's everywhere without the guard; with it, Ambient's readers see B. */
+/** What each reader saw in B's callback: X's everywhere without the guard; with it, Ambient's readers see B. */
 const expected: Record<Phase, Readings> = {
-  'without guard': { requestContext: 'A', ambientManager: 'A', stockManager: 'A', ownStorage: 'A' },
-  'with guard': { requestContext: 'B', ambientManager: 'B', stockManager: 'A', ownStorage: 'A' },
+  'without guard': { requestContext: 'X', ambientManager: 'X', stockManager: 'X', ownStorage: 'X' },
+  'with guard': { requestContext: 'B', ambientManager: 'B', stockManager: 'X', ownStorage: 'X' },
 };
+
+/** `pool.query(cb)` inside request `id` as every reader knows it: what each reader saw in the callback. */
+function queryIn(pool: PoolOfOne, id: string): Promise<Readings> {
+  return new Promise<Readings>((resolve, reject) =>
+    inEveryStorage(id, () => pool.query((error) => (error ? reject(error) : resolve(read())))),
+  );
+}
 
 for (const { driver, service, options, open } of drivers) {
   describeWithServices([service], `${driver}: the stores a guarded callback restores`, () => {
     describeEachPhase(options, (phase) => {
-      it("B's query(cb), queued behind A: Ambient's readers see B with the guard, any other storage A", async () => {
+      it("B's query(cb), queued behind A on X's socket: Ambient's readers see B with the guard, others X", async () => {
         const pool = open();
         try {
-          // A is a request to every reader: its span in each manager, its own store, then requestContext's scope.
+          // X's query opens the pool's one socket; X, A and B are requests to every reader.
+          await queryIn(pool, 'X');
           const a = inEveryStorage('A', () => pool.hold());
-          await a.held;
-          const readings = await new Promise<Readings>((resolve, reject) =>
-            inEveryStorage('B', () => pool.query((error) => (error ? reject(error) : resolve(read())))),
-          );
-          await a.done;
+          // A failed connect settles `done`, not `held`: race them so that it fails here, not at the timeout.
+          await Promise.race([a.held, a.done]);
+          const [readings] = await Promise.all([queryIn(pool, 'B'), a.done]);
           for (const [reader, cell] of Object.entries(readings)) {
-            recordRow(driver, `${reader} in B's callback, queued behind A`, phase, cell);
+            recordRow(driver, `${reader} in B's callback, queued behind A on X's socket`, phase, cell);
           }
           expect(readings).toEqual(expected[phase]);
         } finally {
