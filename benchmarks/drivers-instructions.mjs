@@ -1,8 +1,8 @@
 // Issue #16's in-process budget (the guard adds at most 1 µs a query on Node 24), counted in instructions: the
 // workload of drivers.mjs (a) (callback `pool.query('SELECT 1 AS x')`, each in a request scope of its own, 10 in
-// flight on a pool of 10 over in-memory-servers.mjs), in processes of their own under valgrind's callgrind with
-// V8's --predictable. mysql2's in-process rounds move by about ±1 µs a query on this VM (their A/A control),
-// as much as the budget; a count repeats.
+// flight on a pool of 10, or DRIVERS_IN_FLIGHT, over in-memory-servers.mjs), in processes of their own under
+// valgrind's callgrind with V8's --predictable. mysql2's in-process rounds move by about ±1 µs a query on this VM
+// (their A/A control), as much as the budget; a count repeats.
 //
 // Method. Each process opens its pool outside any request, installs its variant, then runs chunks of 5,000
 // queries, one after another, until one in which V8's compilers took under 5% of the instructions (at least
@@ -35,6 +35,9 @@ const calmCompiling = Number(process.env.DRIVERS_CALM ?? 0.05);
 const repeats = 2;
 // 10 (the pool's size): each query finds a free connection; 50: most wait for one another request releases.
 const inFlight = Number(process.env.DRIVERS_IN_FLIGHT ?? poolSize);
+if (!Number.isInteger(inFlight) || inFlight < 1) {
+  throw new Error(`DRIVERS_IN_FLIGHT must be a whole number of queries, 1 or more: ${process.env.DRIVERS_IN_FLIGHT}`);
+}
 
 /**
  * What each driver is measured with: the variants of drivers.mjs (a) that decide or explain the budget, and the
