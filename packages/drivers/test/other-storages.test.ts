@@ -13,6 +13,9 @@
 // | OpenTelemetry's active span, AsyncLocalStorageContextManager  | X                 | X       |
 // | an AsyncLocalStorage of the application's own                 | X                 | X       |
 //
+// and a span started there (as an instrumentation starts one, from its manager's active context) has the same
+// parent as the active span: under the stock manager, X's span, with the guard or without it.
+//
 // for pg (patched), mysql2 3.24 (its TracingChannel events: Channel#bindStore enters Ambient's store only) and
 // mysql2 3.19 (patched). Binding the whole async context instead (AsyncResource.bind) would switch every store,
 // but only where Ambient patches: mysql2 3.20+ calls a query back through its channel, whose bindStore enters the
@@ -46,17 +49,33 @@ afterAll(() => {
   stockManager.disable();
 });
 
+/** The requests' spans by span id, so that a child span's parent can be named. */
+const requestSpans = new Map<string, string>();
+
 /** The name of the span active in `manager`'s context (each request's span is named after it), or `none`. */
 function activeSpanName(manager: ContextManager): string {
   const span = trace.getSpan(manager.active()) as unknown as ReadableSpan | undefined;
   return span?.name ?? 'none';
 }
 
+/**
+ * The request whose span is the parent of a span started now from `manager`'s active context, as an
+ * instrumentation starts one (a query's span, a log exporter's); `root` when it has none.
+ */
+function childSpanParent(manager: ContextManager): string {
+  const child = tracer.startSpan('child', {}, manager.active()) as unknown as ReadableSpan & { end(): void };
+  child.end();
+  const parentId = child.parentSpanContext?.spanId;
+  return parentId === undefined ? 'root' : (requestSpans.get(parentId) ?? `unknown span ${parentId}`);
+}
+
 /** Each reader's answer in a callback, as the table's cells. */
 interface Readings {
   readonly requestContext: string;
   readonly ambientManager: string;
+  readonly ambientManagerChildOf: string;
   readonly stockManager: string;
+  readonly stockManagerChildOf: string;
   readonly ownStorage: string;
 }
 
@@ -64,7 +83,9 @@ function read(): Readings {
   return {
     requestContext: seen(),
     ambientManager: activeSpanName(ambientManager),
+    ambientManagerChildOf: childSpanParent(ambientManager),
     stockManager: activeSpanName(stockManager),
+    stockManagerChildOf: childSpanParent(stockManager),
     ownStorage: ownStorage.getStore() ?? 'none',
   };
 }
@@ -73,6 +94,7 @@ function read(): Readings {
 function inEveryStorage<R>(id: string, fn: () => R): R {
   const withSpan = (manager: ContextManager, next: () => R): R => {
     const span = tracer.startSpan(id, {}, manager.active());
+    requestSpans.set(span.spanContext().spanId, id);
     const context: Context = trace.setSpan(manager.active(), span);
     return manager.with(context, () => {
       try {
@@ -134,8 +156,22 @@ const drivers: readonly Driver[] = [
 
 /** What each reader saw in B's callback: X's everywhere without the guard; with it, Ambient's readers see B. */
 const expected: Record<Phase, Readings> = {
-  'without guard': { requestContext: 'X', ambientManager: 'X', stockManager: 'X', ownStorage: 'X' },
-  'with guard': { requestContext: 'B', ambientManager: 'B', stockManager: 'X', ownStorage: 'X' },
+  'without guard': {
+    requestContext: 'X',
+    ambientManager: 'X',
+    ambientManagerChildOf: 'X',
+    stockManager: 'X',
+    stockManagerChildOf: 'X',
+    ownStorage: 'X',
+  },
+  'with guard': {
+    requestContext: 'B',
+    ambientManager: 'B',
+    ambientManagerChildOf: 'B',
+    stockManager: 'X',
+    stockManagerChildOf: 'X',
+    ownStorage: 'X',
+  },
 };
 
 /** `pool.query(cb)` inside request `id` as every reader knows it: what each reader saw in the callback. */
