@@ -6,9 +6,11 @@
 //
 // Method. Each case runs in a process of its own under callgrind, once with 100,000 calls and once with 300,000,
 // after 50,000 unmeasured ones; the difference of the two totals over 200,000 is the cost of one call, without
-// the process's start-up, in three pairs of processes. The counts are not exact: the JIT compiles on a thread of
-// its own, which callgrind serializes, and when it finishes moves a pair by up to 6% (seen on Node 24). So the
-// verdict is given only when the three pairs of one manager all lie on one side of the other's. Cases:
+// the process's start-up, in three pairs of processes. They run with V8's --predictable, which puts its compilers
+// on the main thread at points that do not depend on timing: without it, a compile finishing on its own thread
+// moved a pair by up to 6% (Node 24), and on Node 26 the two managers' pairs overlapped; with it, a manager's three
+// pairs agree to within 0.3%. The verdict is still given only when the three pairs of one manager all lie on one
+// side of the other's. Cases:
 //   emitter   an emitter bound outside any request (as http instrumentation binds `req`), a `data` listener
 //             added inside one, emitted from outside: the many-times case;
 //   function  a function bound inside a request, called from outside.
@@ -59,7 +61,7 @@ export async function runOpenTelemetryInstructions() {
   const perUnit = await instructionsPerUnit(cases, {
     counts,
     repeats,
-    argsOf: (name, count) => [file, 'scenario', ...name.split(' '), String(count)],
+    argsOf: (name, count) => ['--predictable', file, 'scenario', ...name.split(' '), String(count)],
   });
   const perCall = (manager, which) => perUnit[`${manager} ${which}`];
   console.log(
