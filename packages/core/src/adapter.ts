@@ -29,7 +29,7 @@ export {
 export { describeValue } from './describe-value.js';
 export { asyncContextImplementation } from './root.js';
 export type { Implementation as AsyncContextImplementation } from './storage.js';
-export { attachValue, snapshotWith, type AttachedValue } from './variable.js';
+export { attachValue, captureWith, snapshotWith, type AttachedValue } from './variable.js';
 export { bindFirstCall } from './bind-callback.js';
 export { forwardingFunction, type Forward } from './forwarding-function.js';
 export { functionWithNameAndLength, lengthOf } from './copy-name-and-length.js';
@@ -37,6 +37,7 @@ export { carrierKeys, readCarrier, type CarrierFields } from './carrier.js';
 export { isValidTraceState, maxTraceStateLength } from './trace-context.js';
 export { runReadJob, type ReadJobRun } from './run-job.js';
 export {
+  applyInCapturedContext,
   bindChannelContext,
   captureContext,
   enterCapturedContext,

@@ -20,6 +20,19 @@ export function runInCapturedContext<R>(captured: CapturedContext | undefined, f
 }
 
 /**
+ * runInCapturedContext with the caller's `this` and arguments passed on as they are, for a bound function that
+ * forwards them (a bound emitter's listener, on every event): no closure and no array made per call.
+ */
+export function applyInCapturedContext<R>(
+  captured: CapturedContext | undefined,
+  fn: (...args: never) => R,
+  thisArg: unknown,
+  args: ArrayLike<unknown>,
+): R {
+  return runInFrame(captured as Frame | undefined, fn, thisArg, args);
+}
+
+/**
  * Makes `captured` current in place (`undefined`: no scope), as AsyncLocalStorage#enterWith does, until the same
  * subscriber enters what it found before: for one that brackets a traced call between its `start` and `end`
  * events, which Node publishes around the call (traceCallback, tracePromise, Node 20 to 26) and in which it has

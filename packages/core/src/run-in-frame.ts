@@ -1,13 +1,21 @@
 import { functionWithNameAndLength } from './copy-name-and-length.js';
-import { runWithFrame, storage, type Frame } from './storage.js';
+import { implementation, runWithFrame, storage, type Frame } from './storage.js';
 
 /**
  * Calls `fn` with `thisArg` and `args` inside `frame` (captured outside any scope, `frame` is undefined: then
  * inside an empty scope, or in no scope when none is current either), restoring the caller's frame when it
  * returns or throws. Passing Reflect.apply and its arguments through run() avoids allocating a closure per
- * call.
+ * call. One of two functions, chosen once for the process's implementation, so that each stays as small as V8
+ * inlines best: a listener bound by AmbientContextManager runs through this on every event.
  */
-export function runInFrame<R>(
+export const runInFrame: <R>(
+  frame: Frame | undefined,
+  fn: (...args: never) => R,
+  thisArg: unknown,
+  args: ArrayLike<unknown>,
+) => R = implementation === 'async_hooks' ? runInFrameInPlace : runInFrameThroughRun;
+
+function runInFrameThroughRun<R>(
   frame: Frame | undefined,
   fn: (...args: never) => R,
   thisArg: unknown,
@@ -15,6 +23,28 @@ export function runInFrame<R>(
 ): R {
   if (frame === storage.getStore()) return callInCurrentFrame(frame, fn, thisArg, args);
   return runWithFrame(frame ?? [], Reflect.apply, fn, thisArg, args) as R;
+}
+
+/**
+ * On the async_hooks implementation (Node 20 and 22) a frame is entered in place and the caller's put back in
+ * `finally`, as runWithFrame does there (storage.ts), but with the caller's frame read once and `fn` applied
+ * directly: going through runWithFrame's rest array, spread call and second getStore() cost about 70
+ * instructions an event of a listener bound by AmbientContextManager on Node 22 (850 against 780).
+ */
+function runInFrameInPlace<R>(
+  frame: Frame | undefined,
+  fn: (...args: never) => R,
+  thisArg: unknown,
+  args: ArrayLike<unknown>,
+): R {
+  const prior = storage.getStore();
+  if (frame === prior) return callInCurrentFrame(frame, fn, thisArg, args);
+  storage.enterWith(frame ?? []);
+  try {
+    return Reflect.apply(fn, thisArg, args) as R;
+  } finally {
+    storage.enterWith(prior as Frame);
+  }
 }
 
 /**

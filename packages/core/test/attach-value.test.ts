@@ -1,7 +1,7 @@
 // attachValue: the primitive behind OpenTelemetry's ContextManager.attach() (@opentelemetry/api 1.10).
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Variable, requestContext } from '@ambient/core';
-import { attachValue, snapshotWith } from '@ambient/core/adapter';
+import { applyInCapturedContext, attachValue, captureWith, snapshotWith } from '@ambient/core/adapter';
 import { expectAmbientError } from './helpers/starting-states.js';
 
 const variable = new Variable<string>({ name: 'attached', defaultValue: 'default' });
@@ -89,5 +89,22 @@ describe('snapshotWith(variable, value)', () => {
 
   it('refuses anything but a Variable, with a coded TypeError', () => {
     expectAmbientError(() => snapshotWith(null as unknown as Variable<string>, 'x'), 'ERR_AMBIENT_INVALID_RECEIVER');
+  });
+});
+
+describe('captureWith(variable, value)', () => {
+  it('captures the current values with the variable holding value, entering nothing now', () => {
+    const captured = other.run('here', () => captureWith(variable, 'captured'));
+    expect(variable.get()).toBe('default');
+    const read = () => [variable.get(), other.get()];
+    expect(applyInCapturedContext(captured, read, undefined, [])).toEqual(['captured', 'here']);
+    expect(applyInCapturedContext(captureWith(variable, undefined as unknown as string), read, undefined, [])).toEqual([
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it('refuses anything but a Variable, with a coded TypeError', () => {
+    expectAmbientError(() => captureWith({} as Variable<string>, 'x'), 'ERR_AMBIENT_INVALID_RECEIVER');
   });
 });

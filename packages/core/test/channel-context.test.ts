@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { tracingChannel, type TracingChannel } from 'node:diagnostics_channel';
 import { requestContext, Variable } from '@ambient/core';
 import {
+  applyInCapturedContext,
   bindChannelContext,
   captureContext,
   enterCapturedContext,
@@ -67,6 +68,63 @@ describe('captureContext() and runInCapturedContext(captured, fn)', () => {
       'none',
       'caller',
     ]);
+  });
+});
+
+describe('applyInCapturedContext(captured, fn, thisArg, args)', () => {
+  itFromEveryState('calls fn with this and the arguments as given, in the captured values, and restores', () => {
+    const variable = new Variable<string>();
+    const captured = variable.run('captured', () => requestContext.run({ requestId: 'A' }, () => captureContext()));
+    const receiver = { name: 'receiver' };
+    function report(this: typeof receiver, ...args: unknown[]) {
+      return { self: this, args, values: [variable.get(), seen()] };
+    }
+    variable.run('caller', () => {
+      expect(applyInCapturedContext(captured, report, receiver, [1, 'two'])).toEqual({
+        self: receiver,
+        args: [1, 'two'],
+        values: ['captured', 'A'],
+      });
+      expect(variable.get()).toBe('caller');
+      expect(() =>
+        applyInCapturedContext(
+          captured,
+          () => {
+            throw new Error('boom');
+          },
+          undefined,
+          [],
+        ),
+      ).toThrow('boom');
+      expect([variable.get(), seen()]).toEqual(['caller', 'none']);
+    });
+  });
+
+  itFromEveryState('takes an arguments object as it comes, as a bound listener hands it on', () => {
+    const captured = requestContext.run({ requestId: 'A' }, () => captureContext());
+    function forward(..._args: unknown[]) {
+      // eslint-disable-next-line prefer-rest-params -- the arguments object is what a forwarding function passes
+      return applyInCapturedContext(captured, (...args: unknown[]) => [args, seen()], undefined, arguments);
+    }
+    expect(forward('a', 2)).toEqual([['a', 2], 'A']);
+  });
+
+  it('with the captured values already current, a set() inside does not outlive the call', () => {
+    const variable = new Variable<string>();
+    variable.run('outer', () => {
+      const captured = captureContext();
+      applyInCapturedContext(captured, () => variable.set('inner'), undefined, []);
+      expect(variable.get()).toBe('outer');
+    });
+  });
+
+  it('applyInCapturedContext(undefined, ...) runs fn outside any scope', () => {
+    expect(
+      requestContext.run({ requestId: 'caller' }, () => [
+        applyInCapturedContext(undefined, seen, undefined, []),
+        seen(),
+      ]),
+    ).toEqual(['none', 'caller']);
   });
 });
 
