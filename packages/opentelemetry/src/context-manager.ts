@@ -8,16 +8,19 @@ import {
   type ContextManager,
   type SpanContext,
 } from '@opentelemetry/api';
-import { Variable, requestContext, type Snapshot } from '@ambient/core';
+import { Variable, requestContext } from '@ambient/core';
 import {
+  applyInCapturedContext,
   attachValue,
+  captureWith,
   forwardingFunction,
   functionWithNameAndLength,
   lengthOf,
+  runInCapturedContext,
   setTraceSource,
-  snapshotWith,
   type ActiveTrace,
   type AttachedValue,
+  type CapturedContext,
 } from '@ambient/core/adapter';
 import { bindEmitterToContext } from './bind-emitter.js';
 import { ManagerSlot, otherManagerSlots } from './manager-slots.js';
@@ -121,27 +124,33 @@ export class AmbientContextManager implements ContextManager {
       return shape((thisArg, args) => slot.variable.run(context, Reflect.apply, target, thisArg, args)) as unknown as F;
     }
     // One scope entered per call: the values here with `context` in this manager's Variable, captured without
-    // entering anything now. After disable() the manager has a new Variable, whose slot that snapshot does not
-    // hold: then capture again, from the values kept.
+    // entering anything now. After disable() the manager has a new Variable, whose slot that capture does not
+    // hold: then capture again, from the values kept. Applied in the capture directly, not through a Snapshot:
+    // a listener runs this on every event, and Snapshot#run's checks, its rest array and one more Reflect.apply
+    // were a fifth of an event's cost on Node 22 (benchmarks/README.md, "OpenTelemetry bound functions").
     let variable = slot.variable;
-    let snapshot = snapshotWith(variable, context);
+    let captured = captureWith(variable, context);
     return shape((thisArg, args) => {
       if (variable !== slot.variable) {
         const current = (variable = slot.variable);
-        snapshot = snapshot.run(() => snapshotWith(current, context));
+        captured = runInCapturedContext(captured, () => captureWith(current, context));
       }
       const others = otherManagerSlots(slot);
       return others === undefined
-        ? snapshot.run(Reflect.apply, target, thisArg, args)
-        : runWithCallersContexts(snapshot, others, () => Reflect.apply(target, thisArg, args));
+        ? applyInCapturedContext(captured, target, thisArg, args)
+        : runWithCallersContexts(captured, others, () => Reflect.apply(target, thisArg, args));
     }) as unknown as F;
   }
 }
 
-/** `call` in `snapshot`, but with every other manager's context as the caller has it now. */
-function runWithCallersContexts(snapshot: Snapshot, others: readonly ManagerSlot[], call: () => unknown): unknown {
+/** `call` in `captured`, but with every other manager's context as the caller has it now. */
+function runWithCallersContexts(
+  captured: CapturedContext,
+  others: readonly ManagerSlot[],
+  call: () => unknown,
+): unknown {
   const values = others.map((other) => [other.variable, other.variable.get()] as const);
-  return snapshot.run(() =>
+  return runInCapturedContext(captured, () =>
     values.reduce<() => unknown>(
       (inner, [variable, value]) =>
         () =>
