@@ -23,13 +23,13 @@ export function runInCapturedContext<R>(captured: CapturedContext | undefined, f
  * runInCapturedContext with the caller's `this` and arguments passed on as they are, for a bound function that
  * forwards them (a bound emitter's listener, on every event): no closure and no array made per call.
  */
-export function applyInCapturedContext<R>(
+export function applyInCapturedContext<T, A extends readonly unknown[], R>(
   captured: CapturedContext | undefined,
-  fn: (...args: never) => R,
-  thisArg: unknown,
-  args: ArrayLike<unknown>,
+  fn: (this: T, ...args: A) => R,
+  thisArg: T,
+  args: A | IArguments,
 ): R {
-  return runInFrame(captured as Frame | undefined, fn, thisArg, args);
+  return runInFrame(captured as Frame | undefined, fn as (...args: never) => R, thisArg, args);
 }
 
 /**
