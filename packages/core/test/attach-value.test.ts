@@ -81,8 +81,11 @@ describe('attachValue(variable, value)', () => {
 
 describe('snapshotWith(variable, value)', () => {
   it('captures the current values with the variable holding value, entering nothing now', () => {
-    const snapshot = other.run('here', () => snapshotWith(variable, 'captured'));
-    expect(variable.get()).toBe('default');
+    const snapshot = other.run('here', () => {
+      const made = snapshotWith(variable, 'captured');
+      expect([variable.get(), other.get()]).toEqual(['default', 'here']);
+      return made;
+    });
     expect(snapshot.run(() => [variable.get(), other.get()])).toEqual(['captured', 'here']);
     expect(snapshotWith(variable, undefined as unknown as string).run(() => variable.get())).toBeUndefined();
   });
@@ -94,8 +97,11 @@ describe('snapshotWith(variable, value)', () => {
 
 describe('captureWith(variable, value)', () => {
   it('captures the current values with the variable holding value, entering nothing now', () => {
-    const captured = other.run('here', () => captureWith(variable, 'captured'));
-    expect(variable.get()).toBe('default');
+    const captured = other.run('here', () => {
+      const made = captureWith(variable, 'captured');
+      expect([variable.get(), other.get()]).toEqual(['default', 'here']);
+      return made;
+    });
     const read = () => [variable.get(), other.get()];
     expect(applyInCapturedContext(captured, read, undefined, [])).toEqual(['captured', 'here']);
     expect(applyInCapturedContext(captureWith(variable, undefined as unknown as string), read, undefined, [])).toEqual([

@@ -63,6 +63,19 @@ describe('captureContext() and runInCapturedContext(captured, fn)', () => {
     });
   });
 
+  it('runInCapturedContext(undefined, fn) inside a scope runs fn in an empty scope, whose set() ends with it', () => {
+    const variable = new Variable<string>();
+    variable.run('caller', () => {
+      expect(
+        runInCapturedContext(undefined, () => {
+          variable.set('inside');
+          return variable.get();
+        }),
+      ).toBe('inside');
+      expect(variable.get()).toBe('caller');
+    });
+  });
+
   it('runInCapturedContext(undefined, fn) runs fn outside any scope', () => {
     expect(requestContext.run({ requestId: 'caller' }, () => [runInCapturedContext(undefined, seen), seen()])).toEqual([
       'none',
