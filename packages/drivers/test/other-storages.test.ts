@@ -13,15 +13,15 @@
 // | OpenTelemetry's active span, AsyncLocalStorageContextManager  | X                 | X       |
 // | an AsyncLocalStorage of the application's own                 | X                 | X       |
 //
-// and a span started there (as an instrumentation starts one, from its manager's active context) has the same
-// parent as the active span: under the stock manager, X's span, with the guard or without it.
+// and a span an instrumentation starts there (no context passed: the global context manager's active one) has
+// that span as its parent: under the stock manager X's, with the guard or without it.
 //
 // for pg (patched), mysql2 3.24 (its TracingChannel events: Channel#bindStore enters Ambient's store only) and
 // mysql2 3.19 (patched). Binding the whole async context instead (AsyncResource.bind) would switch every store,
 // but only where Ambient patches: mysql2 3.20+ calls a query back through its channel, whose bindStore enters the
 // stores bound to it and no other. So one rule holds for every driver: Ambient's context, no other.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { trace, type Context, type ContextManager } from '@opentelemetry/api';
+import { context, trace, type Context, type ContextManager } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import mysql2 from 'mysql2';
@@ -40,11 +40,31 @@ const stockManager = new AsyncLocalStorageContextManager();
 /** What nestjs-cls, or an application's own request store, is: an AsyncLocalStorage Ambient does not own. */
 const ownStorage = new AsyncLocalStorage<string>();
 
+/**
+ * The global context manager, as an instrumentation reads it (a tracer's startSpan with no context asks
+ * `context.active()`), handing each call to the manager a reading names: so that a span can be started the way
+ * an instrumentation starts one under each of the two managers, in the same callback.
+ */
+let routedTo: ContextManager = stockManager;
+const router: ContextManager = {
+  active: () => routedTo.active(),
+  with: (ctx, fn, thisArg, ...args) => routedTo.with(ctx, fn, thisArg, ...args),
+  bind: (ctx, target) => routedTo.bind(ctx, target),
+  enable() {
+    return this;
+  },
+  disable() {
+    return this;
+  },
+};
+
 beforeAll(() => {
   ambientManager.enable();
   stockManager.enable();
+  if (!context.setGlobalContextManager(router)) throw new Error('another global context manager is registered');
 });
 afterAll(() => {
+  context.disable();
   ambientManager.disable();
   stockManager.disable();
 });
@@ -59,11 +79,12 @@ function activeSpanName(manager: ContextManager): string {
 }
 
 /**
- * The request whose span is the parent of a span started now from `manager`'s active context, as an
- * instrumentation starts one (a query's span, a log exporter's); `root` when it has none.
+ * The request whose span is the parent of a span started now as an instrumentation starts one (a query's span),
+ * with `manager` the global context manager; `root` when it has none.
  */
 function childSpanParent(manager: ContextManager): string {
-  const child = tracer.startSpan('child', {}, manager.active()) as unknown as ReadableSpan & { end(): void };
+  routedTo = manager;
+  const child = tracer.startSpan('child') as unknown as ReadableSpan & { end(): void };
   child.end();
   const parentId = child.parentSpanContext?.spanId;
   return parentId === undefined ? 'root' : (requestSpans.get(parentId) ?? `unknown span ${parentId}`);
