@@ -63,7 +63,7 @@ describe('captureContext() and runInCapturedContext(captured, fn)', () => {
     });
   });
 
-  it('runInCapturedContext(undefined, fn) inside a scope runs fn in an empty scope, whose set() ends with it', () => {
+  it('runInCapturedContext(undefined, fn) inside a scope runs fn with no values; a Variable#set() there ends with it', () => {
     const variable = new Variable<string>();
     variable.run('caller', () => {
       expect(
