@@ -33,7 +33,8 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { reachable } from '../scripts/services.mjs';
-import { jobsInProcess, setUp } from './bullmq-jobs.mjs';
+import { jobsInProcess } from './bullmq-jobs.mjs';
+import { setUp } from './bullmq-variants.mjs';
 import { hasValgrind, instructionsPerUnit, median, range, verdict } from './harness.mjs';
 
 const require = createRequire(fileURLToPath(new URL('../packages/bullmq/package.json', import.meta.url)));

@@ -2,22 +2,7 @@
 // jobs/s of no telemetry; with OpenTelemetry at least the jobs/s of bullmq-otel; the carrier at most 256 bytes a
 // job.
 //
-// Variants, each a (producer, worker) pair:
-//   none                     jobs added with bullmqTelemetry() (so every variant's jobs are the same bytes),
-//                            a Worker with no telemetry: nothing reads the metadata.
-//   no-op Telemetry          (a) and bullmq-instructions.mjs only: a Telemetry that does nothing, so what
-//                            remains is BullMQ's own trace() around every operation, the floor for any
-//                            integration through its telemetry option.
-//   hand-written ALS         the same jobs; the processor wrapped in AsyncLocalStorage#run with a fresh id and
-//                            the producer's id parsed from the metadata: the floor for any ALS-based library.
-//   bullmq-otel              bullmq-otel on both sides.
-//   ambient ids only         bullmqTelemetry({ opentelemetry: false }) on both sides.
-//   ambient runInJobContext  no telemetry on the Worker; the processor wrapped in runInJobContext(job, fn).
-//   ambient + OpenTelemetry  bullmqTelemetry() on both sides.
-//
-// The OpenTelemetry SDK (BasicTracerProvider, AmbientContextManager, a no-op exporter) is registered for the whole
-// run, with the W3C propagator that bullmq-otel's metadata needs, so every variant pays for the context manager
-// alike.
+// The variants are bullmq-variants.mjs's.
 //
 //   (a) In-process, the budget's repeatable measurement: BullMQ's own trace() (bullmq/dist/cjs/utils) driven for
 //       each job as BullMQ 6.7's Worker drives it when the next job comes back with the previous one's
@@ -38,6 +23,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { reachable } from '../scripts/services.mjs';
+import { setUp } from './bullmq-variants.mjs';
 import { median, quantile, verdict } from './harness.mjs';
 
 const require = createRequire(fileURLToPath(new URL('../packages/bullmq/package.json', import.meta.url)));
@@ -46,83 +32,6 @@ const rounds = Number(process.env.BULLMQ_ROUNDS ?? 15);
 const inProcessRounds = 15;
 const inProcessJobs = 20_000;
 const queueName = 'bench';
-
-/**
- * Everything the variants share: the OpenTelemetry SDK, registered once for the whole run, and the variants
- * (also bullmq-instructions.mjs).
- */
-export function setUp() {
-  const { AsyncLocalStorage } = require('node:async_hooks');
-  const { BullMQOtel } = require('bullmq-otel');
-  const api = require('@opentelemetry/api');
-  const { BasicTracerProvider, SimpleSpanProcessor } = require('@opentelemetry/sdk-trace-base');
-  const { W3CTraceContextPropagator } = require('@opentelemetry/core');
-  const { AmbientContextManager } = require('@ambient/opentelemetry-context');
-  const { bullmqTelemetry, runInJobContext } = require('@ambient/bullmq-context');
-  const noExport = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => undefined };
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(noExport)] });
-  api.context.setGlobalContextManager(new AmbientContextManager().enable());
-  api.trace.setGlobalTracerProvider(provider);
-  // As an SDK setup registers it (NodeSDK does): bullmq-otel writes and reads its traceparent through it.
-  api.propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-
-  const idsOnly = bullmqTelemetry({ opentelemetry: false });
-  const withOtel = bullmqTelemetry();
-  const bullmqOtel = new BullMQOtel('bench');
-  const als = new AsyncLocalStorage();
-  const handWritten = (processor) => (job) => {
-    let causationId;
-    try {
-      causationId = JSON.parse(job.opts.telemetry?.metadata ?? '{}')['x-request-id'];
-    } catch {
-      causationId = undefined;
-    }
-    return als.run({ requestId: randomUUID(), causationId }, processor, job);
-  };
-  const same = (processor) => processor;
-  const variants = {
-    none: { producer: idsOnly, worker: undefined, wrap: same },
-    'no-op Telemetry': { producer: idsOnly, worker: noopTelemetry(), wrap: same, inProcessOnly: true },
-    'hand-written ALS': { producer: idsOnly, worker: undefined, wrap: handWritten },
-    'bullmq-otel': { producer: bullmqOtel, worker: bullmqOtel, wrap: same },
-    'ambient ids only': { producer: idsOnly, worker: idsOnly, wrap: same },
-    'ambient runInJobContext': {
-      producer: idsOnly,
-      worker: undefined,
-      wrap: (processor) => (job) => runInJobContext(job, () => processor(job)),
-    },
-    'ambient + OpenTelemetry': { producer: withOtel, worker: withOtel, wrap: same },
-  };
-  // BULLMQ_VARIANTS=name,name: only those (with `none`, every ratio's reference), for a profile of one of them.
-  const chosen = process.env.BULLMQ_VARIANTS?.split(',');
-  const kept = Object.entries(variants).filter(
-    ([name]) => chosen === undefined || name === 'none' || chosen.includes(name),
-  );
-  return { variants: Object.fromEntries(kept), shutdown: () => provider.shutdown() };
-}
-
-/** BullMQ's Telemetry interface, doing nothing: what BullMQ's trace() costs by itself. */
-function noopTelemetry() {
-  const context = {};
-  const span = {
-    setSpanOnContext: () => context,
-    setAttribute() {},
-    setAttributes() {},
-    addEvent() {},
-    recordException() {},
-    end() {},
-  };
-  return {
-    tracer: { startSpan: () => span },
-    contextManager: {
-      active: () => context,
-      root: () => context,
-      with: (_context, fn) => fn(),
-      getMetadata: () => '',
-      fromMetadata: () => context,
-    },
-  };
-}
 
 /** The metadata a job added inside a traced request carries, as the producer wrote it. */
 function metadataOf(producer) {
