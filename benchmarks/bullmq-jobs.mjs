@@ -1,8 +1,6 @@
 // What Ambient costs a BullMQ worker per job. Budgets (issue #15): bullmqTelemetry() ids only at least 0.97x the
 // jobs/s of no telemetry; with OpenTelemetry at least the jobs/s of bullmq-otel; the carrier at most 256 bytes a
-// job.
-//
-// The variants are bullmq-variants.mjs's.
+// job. The variants are bullmq-variants.mjs's.
 //
 //   (a) In-process, the budget's repeatable measurement: BullMQ's own trace() (bullmq/dist/cjs/utils) driven for
 //       each job as BullMQ 6.7's Worker drives it when the next job comes back with the previous one's
@@ -11,24 +9,20 @@
 //       Redis: ns per job over 20,000 jobs one after another, 15 alternating rounds, medians, and the paired
 //       per-round differences from `none` with their interquartile range; a second `none` is the A/A control.
 //       Divided by the worker's CPU time per job in (b), the difference is Ambient's share of a worker's work.
-//   (b) On the real Redis at 127.0.0.1:6379: one process; the variants alternate round by round, each round a
-//       fresh queue: 1000 jobs added with addBulk inside a request scope (so every job carries a carrier), then
-//       one Worker (concurrency 10) runs them all; the time and the process's CPU time from the worker's start
-//       to its last `completed` are the round's. Medians of the rounds, with the spread (min-max).
+//   (b) A real Worker on a core of its own, draining a Redis of its own on the other core (bullmq-worker.mjs):
+//       jobs/s and the worker's CPU time a job.
 //
-//   node benchmarks/bullmq-jobs.mjs          ((b) skips without Redis)
+//   node benchmarks/bullmq-jobs.mjs          ((b) skips without redis-server or taskset)
 //   BULLMQ_IN_PROCESS_ONLY=1 node benchmarks/bullmq-jobs.mjs
 //   BULLMQ_VARIANTS='ambient ids only' node --cpu-prof benchmarks/bullmq-jobs.mjs     (and none, for a profile)
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { reachable } from '../scripts/services.mjs';
+import { canPin, onOwnCore } from './bullmq-worker.mjs';
 import { setUp } from './bullmq-variants.mjs';
 import { median, quantile, verdict } from './harness.mjs';
 
 const require = createRequire(fileURLToPath(new URL('../packages/bullmq/package.json', import.meta.url)));
-const jobsPerRound = 1000;
-const rounds = Number(process.env.BULLMQ_ROUNDS ?? 15);
 const inProcessRounds = 15;
 const inProcessJobs = 20_000;
 const queueName = 'bench';
@@ -153,15 +147,10 @@ export async function runBullmqJobs() {
   const carrierBytes = carrierSize();
   console.log(`  carrier: ${carrierBytes} bytes a job (UUIDv7 request and correlation ids, a traceparent)`);
   let withinBudget = carrierBytes <= 256;
-  if (process.env.BULLMQ_IN_PROCESS_ONLY === '1') {
-    await shutdown();
-    return withinBudget;
-  }
-  if (await reachable(6379)) {
-    const loadVariants = Object.fromEntries(Object.entries(variants).filter(([, variant]) => !variant.inProcessOnly));
-    withinBudget = (await onRedis(loadVariants, perJob)) && withinBudget;
-  } else {
-    console.log('\nbullmq-jobs (b): skipped, Redis is not reachable on 127.0.0.1:6379');
+  if (process.env.BULLMQ_IN_PROCESS_ONLY !== '1') {
+    const missing = canPin();
+    if (missing === undefined) withinBudget = judge(await onOwnCore(variants), perJob) && withinBudget;
+    else console.log(`\nbullmq-jobs (b): skipped, ${missing}`);
   }
   await shutdown();
   return withinBudget;
@@ -182,83 +171,50 @@ function carrierSize() {
   );
 }
 
-/** (b): jobs/s and CPU per job through a real Worker on the real Redis. */
-async function onRedis(variants, perJob) {
-  const { Queue, Worker } = require('bullmq');
-  const { requestContext } = require('@ambient/core');
-  const connection = { host: '127.0.0.1', port: 6379, maxRetriesPerRequest: null };
-
-  async function round({ producer, worker: telemetry, wrap }) {
-    const name = `ambient-bench-${randomUUID()}`;
-    const queue = new Queue(name, { connection, telemetry: producer });
-    const jobs = Array.from({ length: jobsPerRound }, (_, n) => ({ name: 'send', data: { n } }));
-    await requestContext.run({ requestId: randomUUID() }, () => queue.addBulk(jobs));
-    let left = jobsPerRound;
-    let finished;
-    const done = new Promise((resolve) => (finished = resolve));
-    const start = process.hrtime.bigint();
-    const cpu = process.cpuUsage();
-    const worker = new Worker(
-      name,
-      wrap(async () => undefined),
-      { connection, telemetry, concurrency: 10 },
-    );
-    worker.on('completed', () => --left === 0 && finished());
-    await done;
-    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-    const used = process.cpuUsage(cpu);
-    await worker.close();
-    await queue.obliterate({ force: true });
-    await queue.close();
-    return { jobsPerSecond: jobsPerRound / seconds, cpuMicrosPerJob: (used.user + used.system) / jobsPerRound };
-  }
-
-  const results = Object.fromEntries(Object.keys(variants).map((name) => [name, { rate: [], cpu: [] }]));
-  await round(variants.none); // warm-up: connections, scripts loaded into Redis, JIT
-  for (const variant of Object.values(variants)) await round(variant);
-  for (let r = 0; r < rounds; r++) {
-    for (const [name, variant] of Object.entries(variants)) {
-      const { jobsPerSecond, cpuMicrosPerJob } = await round(variant);
-      results[name].rate.push(jobsPerSecond);
-      results[name].cpu.push(cpuMicrosPerJob);
-    }
-  }
-  const rate = (name) => median(results[name].rate);
-  const cpu = (name) => median(results[name].cpu);
-  const ratio = (name, reference) => (reference in results ? `${(rate(name) / rate(reference)).toFixed(2)}x` : 'n/a');
+/**
+ * (b)'s figures and both budgets' verdicts. The load figures are printed with their spread; the verdicts that
+ * repeat are (a)'s per-job cost as a share of the CPU (b)'s worker spends on a job with no telemetry: a CPU-bound
+ * worker keeps 1 / (1 + share) of its jobs/s, so 0.97x is a share of at most 3.1%. Returns false when one is
+ * missed.
+ */
+function judge({ jobsPerRound, results }, perJob) {
+  const rate = (name, round) => jobsPerRound / results[name][round].seconds;
+  const ratios = (name, reference) => results[name].map((_, round) => rate(name, round) / rate(reference, round));
+  const cpuPerJob = (name) => median(results[name].map(({ cpuSeconds }) => (cpuSeconds / jobsPerRound) * 1e6));
+  const busy = median(results.none.map(({ seconds, cpuSeconds }) => cpuSeconds / seconds));
+  const summary = (values) =>
+    `${median(values).toFixed(3)}x (IQR ${quantile(values, 0.25).toFixed(3)}-${quantile(values, 0.75).toFixed(3)})`;
   console.log(
-    `\nBullMQ jobs/s on Redis, Node ${process.version}: ${jobsPerRound} jobs a round, worker concurrency 10, median of ` +
-      `${rounds} alternating rounds (min-max); CPU µs per job (median)`,
+    `\nBullMQ worker on a core of its own, Node ${process.version}: ${jobsPerRound} jobs a round drained at ` +
+      `concurrency 10, ${results.none.length} rotating rounds; jobs/s, the per-round ratio to none (median, IQR), ` +
+      `the worker's CPU a job (median). none's worker kept its core ${(busy * 100).toFixed(0)}% busy`,
   );
-  for (const name of Object.keys(variants)) {
-    const values = results[name].rate;
-    const spread = `${quantile(values, 0).toFixed(0)}-${quantile(values, 1).toFixed(0)}`;
+  for (const name of Object.keys(results)) {
+    const rates = results[name].map((_, round) => rate(name, round));
+    const ratio = name === 'none' ? '' : summary(ratios(name, 'none'));
     console.log(
-      `  ${name.padEnd(24)} ${rate(name).toFixed(0).padStart(6)} jobs/s (${spread.padStart(11)})  ` +
-        `${ratio(name, 'none')} none, ${ratio(name, 'hand-written ALS')} hand-written, ` +
-        `${ratio(name, 'bullmq-otel')} bullmq-otel; CPU ${cpu(name).toFixed(1)} µs/job ` +
-        `(+${(cpu(name) - cpu('none')).toFixed(1)} over none)`,
+      `  ${name.padEnd(24)} ${median(rates).toFixed(0).padStart(6)} jobs/s  ${ratio.padEnd(32)} ` +
+        `CPU ${cpuPerJob(name).toFixed(1)} µs/job`,
     );
   }
-  const judged = ['ambient ids only', 'ambient + OpenTelemetry', 'bullmq-otel'];
+  const judged = ['ambient ids only', 'ambient + OpenTelemetry', 'bullmq-otel', 'hand-written Telemetry'];
   if (!judged.every((name) => name in results && name in perJob)) {
     console.log(`  budgets: not judged, they need ${judged.join(', ')}`);
     return true;
   }
-  const idsRatio = rate('ambient ids only') / rate('none');
-  const otelRatio = rate('ambient + OpenTelemetry') / rate('bullmq-otel');
-  // The verdicts that repeat: what (a) measured per job, as a share of the CPU a worker spends on a job here. A
-  // CPU-bound worker keeps 1 / (1 + share) of its jobs/s, so 0.97x is a share of at most 3.1%.
-  const share = (name) => perJob[name] / (cpu('none') * 1000);
+  verdict(
+    `  BullMQ budgets, load (worker on a core of its own): ids only ${summary(ratios('ambient ids only', 'none'))} ` +
+      `none (needs >= 0.97), with OpenTelemetry ${summary(ratios('ambient + OpenTelemetry', 'bullmq-otel'))} ` +
+      `bullmq-otel (needs >= 1.00); A/A ${summary(ratios('none (A/A)', 'none'))}`,
+  );
+  const cpu = cpuPerJob('none');
+  const share = (name) => perJob[name] / (cpu * 1000);
   const percent = (name) => `+${(share(name) * 100).toFixed(1)}%`;
   const otelExtra = perJob['ambient + OpenTelemetry'] - perJob['bullmq-otel'];
   verdict(
-    `  BullMQ budgets, load (spread above): ids only ${idsRatio.toFixed(2)}x none (needs >= 0.97), with OpenTelemetry ` +
-      `${otelRatio.toFixed(2)}x bullmq-otel (needs >= 1.00)`,
-  );
-  verdict(
-    `  BullMQ budgets, in-process per job against the worker's ${cpu('none').toFixed(0)} µs of CPU a job: ids only ` +
-      `${percent('ambient ids only')} (needs <= 3.1%), runInJobContext ${percent('ambient runInJobContext')}, ` +
+    `  BullMQ budgets, in-process per job against the worker's ${cpu.toFixed(1)} µs of CPU a job: ids only ` +
+      `${percent('ambient ids only')} (needs <= 3.1%; the floor, a hand-written Telemetry, ` +
+      `${percent('hand-written Telemetry')}), runInJobContext ${percent('ambient runInJobContext')}, ` +
       `hand-written ALS ${percent('hand-written ALS')}; with OpenTelemetry ${otelExtra >= 0 ? '+' : ''}` +
       `${otelExtra.toFixed(0)} ns a job against bullmq-otel (needs <= 0)`,
   );

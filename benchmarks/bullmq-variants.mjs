@@ -50,7 +50,7 @@ export function setUp() {
   const same = (processor) => processor;
   const variants = {
     none: { producer: idsOnly, worker: undefined, wrap: same },
-    'no-op Telemetry': { producer: idsOnly, worker: noopTelemetry(), wrap: same, inProcessOnly: true },
+    'no-op Telemetry': { producer: idsOnly, worker: noopTelemetry(), wrap: same },
     'hand-written ALS': { producer: idsOnly, worker: undefined, wrap: handWritten },
     'hand-written Telemetry': { producer: idsOnly, worker: handWrittenTelemetry(als), wrap: same },
     'bullmq-otel': { producer: bullmqOtel, worker: bullmqOtel, wrap: same },
