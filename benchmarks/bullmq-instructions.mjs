@@ -5,7 +5,7 @@
 // counts do not depend on what else the machine is doing (part (b) still spreads by a few percent: Redis's
 // replies are not batched the same way each run).
 //
-// Method. The variants are bullmq-jobs.mjs's (setUp()), the OpenTelemetry SDK registered in every process alike.
+// Method. The variants are bullmq-variants.mjs's (setUp()), the OpenTelemetry SDK registered in every process alike.
 // Each variant runs in processes of its own under callgrind at two sizes after the same warm-up; the difference
 // of the two counts over the difference of the sizes is what one job costs, without start-up. Three pairs of
 // processes a variant.

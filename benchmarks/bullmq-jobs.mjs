@@ -14,7 +14,8 @@
 //
 //   node benchmarks/bullmq-jobs.mjs          ((b) skips without redis-server or taskset)
 //   BULLMQ_IN_PROCESS_ONLY=1 node benchmarks/bullmq-jobs.mjs
-//   BULLMQ_VARIANTS='ambient ids only' node --cpu-prof benchmarks/bullmq-jobs.mjs     (and none, for a profile)
+//   BULLMQ_IN_PROCESS_ONLY=1 BULLMQ_VARIANTS='ambient ids only' node --cpu-prof benchmarks/bullmq-jobs.mjs
+//                                            ((a) alone, with none, for a profile)
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -186,8 +187,8 @@ function judge({ jobsPerRound, results }, perJob) {
     `${median(values).toFixed(3)}x (IQR ${quantile(values, 0.25).toFixed(3)}-${quantile(values, 0.75).toFixed(3)})`;
   console.log(
     `\nBullMQ worker on a core of its own, Node ${process.version}: ${jobsPerRound} jobs a round drained at ` +
-      `concurrency 10, ${results.none.length} rotating rounds; jobs/s, the per-round ratio to none (median, IQR), ` +
-      `the worker's CPU a job (median). none's worker kept its core ${(busy * 100).toFixed(0)}% busy`,
+      `concurrency 10, ${results.none.length} rounds in shuffled order; jobs/s, the per-round ratio to none ` +
+      `(median, IQR), the worker's CPU a job (median). none's worker kept its core ${(busy * 100).toFixed(0)}% busy`,
   );
   for (const name of Object.keys(results)) {
     const rates = results[name].map((_, round) => rate(name, round));
