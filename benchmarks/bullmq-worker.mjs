@@ -84,15 +84,25 @@ function processGroup() {
   };
 }
 
-/** A redis-server of this run's own on core 0, nothing saved; rejects if it exits before it answers. */
+/**
+ * A redis-server of this run's own on core 0, nothing saved: its port, and `gone`, a promise that rejects when it
+ * exits (set up as it is spawned, so that no exit goes unseen). Rejects if it exits before it answers: one that
+ * could not listen (the port was taken since freePort) exits, and what answers on the port is then not ours.
+ */
 async function startRedis(group) {
   const port = await freePort();
   const server = ['redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
   const redis = group.add(spawn('taskset', ['--cpu-list', '0', ...server], { stdio: 'ignore' }));
-  for (let tries = 0; tries < 100; tries++) {
-    // One that exited could not listen (the port was taken since freePort): what answers is then not ours.
-    if (redis.exitCode !== null || redis.signalCode !== null) break;
-    if (await reachable(port)) return { port, redis };
+  let exited = false;
+  const gone = new Promise((_, reject) =>
+    redis.once('exit', (code, signal) => {
+      exited = true;
+      reject(new Error(`redis-server exited (${signal ?? code})`));
+    }),
+  );
+  gone.catch(() => undefined); // raced by every wait of the run; nothing may be left unhandled between two races
+  for (let tries = 0; tries < 100 && !exited; tries++) {
+    if ((await reachable(port)) && !exited) return { port, gone };
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`redis-server did not start on port ${port}`);
@@ -199,17 +209,14 @@ export async function onOwnCore(variants) {
   const names = [...Object.keys(variants), ...Object.keys(controls)];
   const producerOf = (name) => variants[controls[name] ?? name].producer;
   const ownCores = coresOf(process.pid);
-  const group = processGroup();
+  let group;
   let openQueue; // a round's queue, until it is closed: a failed run must not leave its client retrying
-  pin(process.pid, 0);
   try {
-    const { port, redis } = await startRedis(group);
+    group = processGroup();
+    pin(process.pid, 0);
+    const { port, gone } = await startRedis(group);
     // Every wait below also ends, failing the run, if the Redis goes: BullMQ's clients would retry forever.
-    let redisExited;
-    const redisGone = new Promise((_, reject) => (redisExited = reject));
-    redisGone.catch(() => undefined); // raced below; nothing may be left unhandled between two races
-    redis.once('exit', (code, signal) => redisExited(new Error(`redis-server exited (${signal ?? code})`)));
-    const untilRedisGoes = (promise) => Promise.race([promise, redisGone]);
+    const untilRedisGoes = (promise) => Promise.race([promise, gone]);
     const connection = { host: '127.0.0.1', port, maxRetriesPerRequest: null };
     const workers = {};
     for (const name of names) {
@@ -237,8 +244,10 @@ export async function onOwnCore(variants) {
     }
     return { jobsPerRound, results };
   } finally {
-    void openQueue?.disconnect();
-    group.stop();
+    // BullMQ's disconnect() waits for a connection that may never come (the Redis is gone): not awaited, and its
+    // failure is no news.
+    openQueue?.disconnect().catch(() => undefined);
+    group?.stop();
     // The calling process goes on (npm run bench), and what it starts would inherit core 0 alone.
     pin(process.pid, ownCores);
   }
