@@ -151,6 +151,9 @@ export async function runBullmqJobs() {
   if (process.env.BULLMQ_IN_PROCESS_ONLY !== '1') {
     const missing = canPin();
     if (missing === undefined) withinBudget = judge(await onOwnCore(variants), perJob) && withinBudget;
+    // (b) pins its own redis-server and workers to cores, so it needs both commands; without them it is left out
+    // and says why, and (a) and the carrier still run. A benchmark, not a test: the two budgets (b) judges then get
+    // no verdict line, so `npm run bench`'s list of verdicts shows they were not checked.
     else console.log(`\nbullmq-jobs (b): skipped, ${missing}`);
   }
   await shutdown();
