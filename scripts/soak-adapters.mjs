@@ -8,7 +8,7 @@
 //   node scripts/soak-adapters.mjs --requests 50000 --concurrency 500
 //
 // Each adapter soaks in a process of its own, so that its server's first request is the process's first too:
-// what the first request loads lazily (undici, on Node 20: see packages/http/src/lazy-globals.ts) then loads
+// what the first request loads lazily (undici, on Node 20: see packages/http-context/src/lazy-globals.ts) then loads
 // inside a tracked scope, never in an earlier adapter's. Exits non-zero when any adapter crosses or retains.
 
 import { spawnSync } from 'node:child_process';

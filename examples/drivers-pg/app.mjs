@@ -1,10 +1,10 @@
 // express with expressContext, pino with correlationMixin, and guardDrivers: pg's callbacks run in the request
-// that made the call, and each finished query is logged (queryLogger) with that request's id.
+// that made the call, and each finished query is logged (queryLogListener) with that request's id.
 import { once } from 'node:events';
 import express from 'express';
 import pg from 'pg';
 import pino from 'pino';
-import { guardDrivers, queryLogger } from '@ambient/drivers-context';
+import { guardDrivers, queryLogListener } from '@ambient/drivers-context';
 import { expressContext } from '@ambient/express-context';
 import { correlationMixin } from '@ambient/pino-context';
 
@@ -15,7 +15,7 @@ export function createApp({ logDestination = 1, connectionString } = {}) {
   const destination = pino.destination(logDestination);
   const logger = pino({ mixin: correlationMixin(), base: undefined }, destination);
   // Once, at startup, before any pool is used: pg publishes no diagnostics channels, so its methods are patched.
-  const guard = guardDrivers({ pg, onQuery: queryLogger(logger) });
+  const guard = guardDrivers({ pg, onQuery: queryLogListener(logger) });
   logger.info({ patched: guard.patched }, 'pg guarded');
   // Two connections for more concurrent requests than that: a request's connect callback is called when another
   // request releases a connection, from inside that request's own callback (brianc/node-postgres#3650).

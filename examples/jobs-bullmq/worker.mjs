@@ -1,7 +1,7 @@
 // The worker side, a process of its own: each run logs with a fresh requestId, the request that caused it and
 // the chain's correlationId. The welcome mail enqueues an audit job: a chain request -> job -> job.
 import { Queue, Worker } from 'bullmq';
-import { runInJobContext } from '@ambient/bullmq-context';
+import { bullmqProcessor } from '@ambient/bullmq-context';
 import { connection, createLogger, queueName, telemetry } from './shared.mjs';
 
 const logger = createLogger('worker', process.env.LOG_FILE ?? 1);
@@ -18,8 +18,8 @@ async function handle(job) {
   }
 }
 
-// runInJobContext adds the attempt to each run's `job` field (BullMQ tells its telemetry only id and name).
-const worker = new Worker(queueName, (job) => runInJobContext(job, () => handle(job)), {
+// bullmqProcessor adds the attempt to each run's `job` field (BullMQ tells its telemetry only id and name).
+const worker = new Worker(queueName, bullmqProcessor(handle), {
   connection,
   telemetry,
   concurrency: 5,

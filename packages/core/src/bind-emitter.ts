@@ -1,12 +1,8 @@
 import type { EventEmitter } from 'node:events';
-import { lengthOf } from './copy-name-and-length.js';
+import { runInFrame } from './captured-context.js';
 import { errors } from './errors.js';
-import { forwardingFunction } from './forwarding-function.js';
-import { runInFrame } from './run-in-frame.js';
-import { storage, type Frame } from './storage.js';
-
-/** Shared by every copy of this package, so binding twice (from the ESM and the CJS build) wraps once. */
-const kBound = Symbol.for('@ambient/core.boundEmitter');
+import { forwardingFunction, lengthOf } from './forwarding-function.js';
+import { boundEmitter as kBound, storage, type Frame } from './registry.js';
 
 type Listener = (...args: unknown[]) => unknown;
 type AddListener = (this: EventEmitter, event: string | symbol, listener: Listener) => EventEmitter;
@@ -22,8 +18,7 @@ type AddListener = (this: EventEmitter, event: string | symbol, listener: Listen
  */
 export function bindEmitter<E extends EventEmitter>(emitter: E): E {
   const target = emitter as unknown as BoundEmitter;
-  // Checked first: one lookup, where isEmitter's four are slow on objects with a replaced prototype (express).
-  if (typeof emitter === 'object' && emitter !== null && target[kBound] === true) return emitter;
+  if (typeof emitter === 'object' && emitter !== null && (emitter as Marked)[kBound] === true) return emitter;
   if (!isEmitter(emitter)) {
     throw errors.invalidArgument('bindEmitter(emitter)', 'an EventEmitter', emitter);
   }
@@ -36,18 +31,15 @@ export function bindEmitter<E extends EventEmitter>(emitter: E): E {
   target.prependListener = sharedBoundMethods.prependListener;
   target.once = sharedBoundMethods.once;
   target.prependOnceListener = sharedBoundMethods.prependOnceListener;
-  target[kBound] = true;
+  (emitter as unknown as Marked)[kBound] = true;
   return emitter;
 }
 
 /**
- * bindEmitter for every emitter that inherits from `prototype`, present and future: their listeners run in the
- * context they were added in. For emitters whose prototype was replaced, as express does to every request
- * and response (`Object.setPrototypeOf(req, app.request)`): V8 caches no property transitions for such
- * objects, so adding the five methods to each of them costs some 70 times what it costs on a plain request,
- * and binding their shared prototype once costs nothing per request (figures:
- * benchmarks/README.md#why-the-code-looks-the-way-it-does). The methods are added non-enumerable;
- * bindEmitter() on an inheriting emitter is then a no-op.
+ * bindEmitter for every emitter that inherits from `prototype`, present and future, with the methods defined
+ * once, non-enumerable, on the prototype. For emitters whose prototype was replaced, as express does to every
+ * request and response: V8 caches no property transitions for such objects, so adding the methods to each of
+ * them is slow. bindEmitter() on an inheriting emitter is then a no-op.
  */
 export function bindEmitterPrototype(prototype: object): void {
   if (!isEmitter(prototype)) {
@@ -67,9 +59,7 @@ export function bindEmitterPrototype(prototype: object): void {
         prependListener: (prototype as BoundEmitter).prependListener,
       }
     : (Object.getPrototypeOf(prototype) as ListenerMethods);
-  // Methods of its own that close over the originals: the shared ones look the originals up on the emitter
-  // (under kOriginals), which on an express request walks a dictionary-mode object first (a visible share of
-  // the request in a profile).
+  // Methods of its own that close over the originals, rather than look them up on each emitter.
   const methods = boundMethods(() => originals);
   const define = (key: PropertyKey, value: unknown) =>
     Object.defineProperty(prototype, key, { value, writable: true, configurable: true, enumerable: false });
@@ -81,12 +71,9 @@ export function bindEmitterPrototype(prototype: object): void {
 }
 
 /*
- * The methods are installed by plain assignment, which makes them own enumerable properties of the emitter
- * (the private state is under symbols). Node binds every HTTP request and response this way, and assignment
- * costs about a hundredth of what non-enumerable defineProperty calls or a setPrototypeOf cost per emitter
- * (figures: benchmarks/README.md#why-the-code-looks-the-way-it-does). One set of functions serves every
- * emitter: the originals they call are the prototype's, or those recorded under kOriginals when the emitter
- * had replaced them.
+ * The methods are installed by plain assignment, as own enumerable properties: every HTTP request and response
+ * is bound, and assignment costs far less than defineProperty per emitter. One set of functions serves every
+ * emitter; the originals they call are the prototype's, or those recorded under kOriginals.
  */
 const kOriginals = Symbol('ambient.originalListenerMethods');
 
@@ -96,18 +83,16 @@ interface ListenerMethods {
   prependListener: AddListener;
 }
 
+/** An object bindEmitter may have marked, under the registry's symbol. */
+type Marked = Record<symbol, unknown>;
+
 interface BoundEmitter extends ListenerMethods {
   once: AddListener;
   prependOnceListener: AddListener;
-  [kBound]?: true;
   [kOriginals]?: ListenerMethods;
 }
 
-/**
- * Has the emitter replaced one of the three methods the bound ones call (a mock, another library's patch)?
- * Three property reads compared with its prototype's: hasOwnProperty on an HTTP request, a dictionary-mode
- * object, showed up per request in a Node 24 profile.
- */
+/** Has the emitter replaced one of the three methods the bound ones call (a mock, another library's patch)? */
 function hasOwnListenerMethods(emitter: EventEmitter): boolean {
   const prototype = Object.getPrototypeOf(emitter) as ListenerMethods | null;
   const own = emitter as unknown as ListenerMethods;
@@ -158,9 +143,8 @@ function boundMethods(originalsFor: (emitter: BoundEmitter) => ListenerMethods):
 const sharedBoundMethods = boundMethods(originalsOf);
 
 /*
- * A bound listener keeps the original's `length` (cheaply, see forwardingFunction) but not its name: setting a
- * name costs some 700 ns, and Node binds several listeners to every request. Code that lists listeners sees
- * the original through `.listener` anyway: `emitter.listeners(event)` returns it, as it does for `once`.
+ * A bound listener keeps the original's `length` but not its name, which is dear to set; `emitter.listeners()`
+ * returns the original through `.listener`, as it does for `once`.
  */
 function bindListener(listener: Listener): Listener {
   // Leave non-functions to EventEmitter, which rejects them with its own ERR_INVALID_ARG_TYPE.

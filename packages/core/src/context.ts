@@ -1,8 +1,14 @@
-import { errors } from './errors.js';
-import * as shared from './storage.js';
+import { errors, notAFunction } from './errors.js';
 import { readOptions, rules, type OptionShape } from './read-options.js';
-import { runInRoot } from './root.js';
-import { notAFunction } from './validate.js';
+import {
+  allocateSlot,
+  contextSlot,
+  diagnosticsProbe,
+  frameWith,
+  registerContextSlot,
+  runWithFrame,
+  storage,
+} from './registry.js';
 
 export interface ContextOptions {
   /** Used in error messages, e.g. `requestContext.set() was called outside any requestContext scope`. */
@@ -29,42 +35,27 @@ export interface Context<S extends object> {
 }
 
 /**
- * Scope values live in objects whose prototype is an empty null-prototype object: property reads stay on
- * V8's fast path (Object.create(null) objects are dictionaries), while keys such as "__proto__" or
- * "toString" are plain data, never inherited from Object.prototype.
+ * The prototype of every scope object: empty and null-prototyped, so that keys such as "__proto__" or
+ * "toString" are plain data, never inherited, while reads stay on V8's fast path (an Object.create(null)
+ * object itself would be a dictionary).
  */
 const scopePrototype: object = Object.create(null) as object;
 
-/* Hot-path bindings as this module's own consts, for the reason given in variable.ts. */
-const { storage, frameWith, runWithFrame, allocateSlot, diagnosticsProbe } = shared;
-const kSlot = Symbol('ambient.Context.slot');
-const kHowToOpenAScope = Symbol('ambient.Context.howToOpenAScope');
-/**
- * runNewScopeFromRoot's method, under a registered symbol: a context made by another copy of this package (the ESM
- * and CJS builds share one requestContext) has it under the same key.
- */
-const kRunFromRoot = Symbol.for('@ambient/core.Context.runFromRoot.v1');
-
-/** runNewScope's method, registered for the same reason as kRunFromRoot. */
-const kRunNewScope = Symbol.for('@ambient/core.Context.runNewScope.v1');
-
-/** scopeObject's method, registered for the same reason as kRunFromRoot. */
-const kScopeObject = Symbol.for('@ambient/core.Context.scopeObject.v1');
-
 export class ScopedContext<S extends object> implements Context<S> {
-  declare readonly name: string;
-  declare readonly [kSlot]: number;
+  readonly name: string;
+  readonly #slot: number;
   /** The end of an ERR_AMBIENT_NO_SCOPE message: how to open a scope of this context. */
-  declare readonly [kHowToOpenAScope]: string;
+  readonly #howToOpenAScope: string;
 
   constructor(name: string, howToOpenAScope = `Wrap the call in ${name}.run(values, fn) to open a scope.`) {
     this.name = name;
-    this[kSlot] = allocateSlot();
-    this[kHowToOpenAScope] = howToOpenAScope;
+    this.#slot = allocateSlot();
+    this.#howToOpenAScope = howToOpenAScope;
+    registerContextSlot(this, this.#slot);
   }
 
   get active(): boolean {
-    return storage.getStore()?.[this[kSlot]] !== undefined;
+    return storage.getStore()?.[this.#slot] !== undefined;
   }
 
   run<R, A extends unknown[]>(values: Partial<S>, fn: (...args: A) => R, ...args: A): R {
@@ -73,60 +64,21 @@ export class ScopedContext<S extends object> implements Context<S> {
     }
     if (typeof fn !== 'function') throw notAFunction(`${this.name}.run(values, fn)`, fn);
     const frame = storage.getStore();
-    const parent = frame?.[this[kSlot]];
-    const scope: Partial<S> = Object.create(scopePrototype) as Partial<S>;
-    if (parent === undefined) Object.assign(scope, values);
-    else Object.assign(scope, parent, values);
-    return runWithFrame(frameWith(frame, this[kSlot], scope), fn, ...args);
-  }
-
-  /**
-   * `adopt`: `values` came from newScope() and nobody else holds it, so it becomes the scope uncopied, if it is
-   * of this copy's scope shape (hasScopeShape).
-   */
-  [kRunFromRoot]<R>(values: Partial<S>, fn: () => R, adopt?: boolean): R {
-    const scope: Partial<S> =
-      adopt === true && hasScopeShape(values)
-        ? values
-        : Object.assign(Object.create(scopePrototype) as Partial<S>, values);
-    return runWithFrame(frameWith(undefined, this[kSlot], scope), fn);
-  }
-
-  /**
-   * run(values, fn) for `values` from this copy's newScope() that nobody else holds: outside any scope of this
-   * context it becomes the scope uncopied; inside one it is copied over the outer scope's values, as run() does.
-   */
-  [kRunNewScope]<R>(values: Partial<S>, fn: () => R): R {
-    const frame = storage.getStore();
-    // Anything run() would reject goes to run(), for its typed errors.
-    if (
-      frame?.[this[kSlot]] !== undefined ||
-      typeof values !== 'object' ||
-      values === null ||
-      typeof fn !== 'function' ||
-      !hasScopeShape(values)
-    ) {
-      return this.run(values, fn);
-    }
-    return runWithFrame(frameWith(frame, this[kSlot], values), fn);
+    const scope = Object.assign(Object.create(scopePrototype) as Partial<S>, frame?.[this.#slot], values);
+    return runWithFrame(frameWith(frame, this.#slot, scope), fn, ...args);
   }
 
   get<K extends keyof S>(key: K): S[K] | undefined {
-    const scope = storage.getStore()?.[this[kSlot]] as Partial<S> | undefined;
+    const scope = storage.getStore()?.[this.#slot] as Partial<S> | undefined;
     if (scope !== undefined) return scope[key];
     // No scope: a lost context, if requests are being served (@ambient/diagnostics, when on, says where).
     diagnosticsProbe()?.missedRead(this.name);
     return undefined;
   }
 
-  [kScopeObject](): object | undefined {
-    return storage.getStore()?.[this[kSlot]] as object | undefined;
-  }
-
   require<K extends keyof S>(key: K): Exclude<S[K], undefined> {
     const value = this.#scope('require')[key];
     if (value === undefined) throw errors.missingValue(this.name, String(key));
-    // Narrowing a generic indexed access does not reach Exclude<S[K], undefined>; the check above is the proof.
     return value as Exclude<S[K], undefined>;
   }
 
@@ -139,13 +91,13 @@ export class ScopedContext<S extends object> implements Context<S> {
   }
 
   snapshot(): Readonly<Partial<S>> | undefined {
-    const scope = storage.getStore()?.[this[kSlot]] as Partial<S> | undefined;
+    const scope = storage.getStore()?.[this.#slot] as Partial<S> | undefined;
     return scope === undefined ? undefined : Object.freeze({ ...scope });
   }
 
   #scope(operation: string): Partial<S> {
-    const scope = storage.getStore()?.[this[kSlot]] as Partial<S> | undefined;
-    if (scope === undefined) throw errors.noScope(this.name, operation, this[kHowToOpenAScope]);
+    const scope = storage.getStore()?.[this.#slot] as Partial<S> | undefined;
+    if (scope === undefined) throw errors.noScope(this.name, operation, this.#howToOpenAScope);
     return scope;
   }
 }
@@ -161,70 +113,11 @@ export function createContext<S extends object>(options?: ContextOptions): Conte
 }
 
 /**
- * May `values`, handed over to be adopted, become a scope as it is? Only an object of this copy's scope shape
- * (newScope()'s): the adopting methods are reachable under registered symbols, and anything else (a plain object
- * with Object.prototype above it, another copy's newScope) is copied, as run() copies.
- */
-function hasScopeShape(values: object): boolean {
-  return Object.getPrototypeOf(values) === scopePrototype;
-}
-
-declare const newScopeBrand: unique symbol;
-/** A scope's values built in place by newScope(): runNewScope and runNewScopeFromRoot open the scope on it. */
-export type NewScope<S extends object> = Partial<S> & { readonly [newScopeBrand]: true };
-
-/**
- * An empty object to fill with a new scope's values, of the shape every scope of this copy has (see
- * scopePrototype), for runNewScope and runNewScopeFromRoot: for the code that opens a scope per request or per
- * job, where copying the values into the scope (Object.assign of one to eight fields) was a visible share of
- * Ambient's own work. The brand is in the type only: the methods adopt any object of this shape, so none but a
- * fresh newScope() may be handed to them (a scopeObject() would be shared with the scope it came from).
- */
-export function newScope<S extends object>(): NewScope<S> {
-  return Object.create(scopePrototype) as NewScope<S>;
-}
-
-/**
- * Runs `fn` in a new scope of `context` that is `scope` itself (built by newScope(), held by nobody else), in a
- * frame where no other Variable or Context holds a value: `runInRoot(() => context.run(scope, fn))` with one frame
- * entered instead of two and no copy. Every job a worker takes opens one (runJob).
- */
-export function runNewScopeFromRoot<S extends object, R>(context: Context<S>, scope: NewScope<S>, fn: () => R): R {
-  // Every ScopedContext has the method, this copy's or another's (one that predates `adopt` copies, as it must);
-  // a context without it (an older copy's) gets the two-frame path.
-  const own = (context as { [kRunFromRoot]?: (values: Partial<S>, fn: () => R, adopt: boolean) => R })[kRunFromRoot];
-  if (typeof own === 'function') return own.call(context, scope, fn, true);
-  return runInRoot(() => context.run(scope, fn));
-}
-
-/**
- * `context.run(scope, fn)` for a scope built by newScope() and held by nobody else: where no scope of `context` is
- * open, `scope` itself becomes the new scope, uncopied; inside one, its values are copied over the outer scope's as
- * run() copies them. Other Variables and Contexts keep their values, as in run(). Every HTTP request opens one
- * (@ambient/http-context), where copying its values into the scope (Object.assign) was about 300 instructions a
- * request of fastify's (Node 26.10).
- */
-export function runNewScope<S extends object, R>(context: Context<S>, scope: NewScope<S>, fn: () => R): R {
-  // A context made by an older copy of this package has no such method: its run() copies, as it always did.
-  const own = (context as { [kRunNewScope]?: (values: Partial<S>, fn: () => R) => R })[kRunNewScope];
-  if (typeof own === 'function') return own.call(context, scope, fn);
-  return context.run(scope, fn);
-}
-
-/**
  * The object that holds the current scope's values of `context` (the one `set` writes to), or `undefined`
- * outside any scope: what @ambient/diagnostics watches to tell whether a finished request is still reachable.
+ * outside any scope, read without telling @ambient/diagnostics of a miss: for code whose normal case is to run
+ * outside any scope (a log line at boot, a job enqueued at startup, diagnostics themselves).
  */
-export function scopeObject<S extends object>(context: Context<S>): object | undefined {
-  const own = (context as { [kScopeObject]?: () => object | undefined })[kScopeObject];
-  return typeof own === 'function' ? own.call(context) : undefined;
-}
-
-/**
- * The value of `key` in the current scope of `context`, read without telling @ambient/diagnostics of a miss: for
- * code whose normal case is to run outside any scope (work enqueued at boot, a logger before its request's scope
- * opened, diagnostics themselves), where finding none is no lost context.
- */
-export function peekContext<S extends object, K extends keyof S>(context: Context<S>, key: K): S[K] | undefined {
-  return (scopeObject(context) as Partial<S> | undefined)?.[key];
+export function scopeObject<S extends object>(context: Context<S>): Partial<S> | undefined {
+  const slot = contextSlot(context);
+  return slot === undefined ? undefined : (storage.getStore()?.[slot] as Partial<S> | undefined);
 }

@@ -1,27 +1,22 @@
-import { AmbientError, AmbientTypeError, type AmbientErrorCode } from './ambient-error.js';
+import { AmbientError, codedTypeError, type AmbientErrorCode } from './ambient-error.js';
 
 /**
- * The one toolkit every Ambient package makes its errors and warnings with: a package writes one table of
- * templates (fastify's lib/errors.js, Node's lib/internal/errors.js), and gets one factory per row, each
- * typed with its own stable code. Codes must be registered in AmbientErrorCodes (by module augmentation), so
- * `switch (error.code)` autocompletes every package's codes and a misspelled code fails to compile.
+ * The one toolkit every Ambient package makes its errors and warnings with: one table of templates per package
+ * (fastify's lib/errors.js), one factory per row, each typed with its own stable code.
  */
 
 /** A row of a table: a stable code and the message for the arguments its factory takes. */
 export interface MessageTemplate<C extends string = string> {
   readonly code: C;
   readonly message: (...args: never[]) => string;
-  /** `'TypeError'`: the error is also a TypeError (AmbientTypeError), as Node's ERR_INVALID_ARG_TYPE is. */
+  /** `'TypeError'`: the error is a real TypeError with the code, as Node's ERR_INVALID_ARG_TYPE is. */
   readonly type?: 'TypeError';
 }
 
 /** A row of an error table; its code must be registered in AmbientErrorCodes. */
 export type ErrorTemplate = MessageTemplate<AmbientErrorCode>;
 
-/**
- * A row of a warning table: emitted with `process.emitWarning` (type `AmbientWarning`), so it shows on stderr
- * and reaches `process.on('warning')`. `once`: only the first emission per process is shown.
- */
+/** A row of a warning table (`process.emitWarning`, type `AmbientWarning`); `once`: the first emission only. */
 export interface WarningTemplate extends MessageTemplate {
   readonly once?: boolean;
 }
@@ -43,7 +38,7 @@ export type WarningEmitters<T extends Readonly<Record<string, WarningTemplate>>>
   readonly [K in keyof T]: (...args: ArgumentsOf<T[K]>) => void;
 };
 
-/** The union of codes a table of errors (or warnings) uses: `type MyCode = CodesOf<typeof errors>`. */
+/** The union of codes a table of errors uses: `type MyCode = CodesOf<typeof errors>`. */
 export type CodesOf<T> = {
   [K in keyof T]: T[K] extends (...args: never) => AmbientError<infer C> ? C : never;
 }[keyof T];
@@ -54,16 +49,16 @@ export type WarningCodesOf<W extends { readonly codes: Readonly<Record<string, s
 
 /** One factory per row: `errors.noScope(owner, operation)` returns an AmbientError with the row's code. */
 export function defineErrors<const T extends Readonly<Record<string, ErrorTemplate>>>(table: T): ErrorFactories<T> {
-  const factories: Record<string, (...args: unknown[]) => AmbientError> = {};
+  const factories: Record<string, (...args: unknown[]) => AmbientError<string>> = {};
   for (const [name, { code, message, type }] of Object.entries(table)) {
     const format = message as (...args: unknown[]) => string;
-    const ErrorClass = type === 'TypeError' ? AmbientTypeError : AmbientError;
+    const create = type === 'TypeError' ? codedTypeError : newAmbientError;
     factories[name] = (...args) => {
       const last = args.at(-1);
       if (args.length > format.length && isCauseOption(last)) {
-        return new ErrorClass(code, format(...args.slice(0, -1)), { cause: last.cause });
+        return create(code, format(...args.slice(0, -1)), { cause: last.cause });
       }
-      return new ErrorClass(code, format(...args));
+      return create(code, format(...args));
     };
   }
   return factories as ErrorFactories<T>;
@@ -89,6 +84,82 @@ export function defineWarnings<const T extends Readonly<Record<string, WarningTe
   return emitters as WarningEmitters<T> & { readonly codes: { readonly [K in keyof T]: T[K]['code'] } };
 }
 
+function newAmbientError<C extends string>(code: C, message: string, options?: { cause?: unknown }): AmbientError<C> {
+  return new AmbientError(code, message, options);
+}
+
 function isCauseOption(value: unknown): value is CauseOption {
   return typeof value === 'object' && value !== null && Object.keys(value).length === 1 && 'cause' in value;
+}
+
+/**
+ * The rows every package's table shares, worded the same everywhere under the package's own codes: an argument
+ * of the wrong kind (a TypeError; under the option code where a package takes no other arguments), and the
+ * option reader's two errors (readOptions).
+ */
+export function usageErrorTemplates<O extends string, A extends string = O>(codes: { option: O; argument?: A }) {
+  return {
+    invalidArgument: {
+      code: codes.argument ?? codes.option,
+      type: 'TypeError',
+      message: (where: string, expected: string, received: unknown) =>
+        `${where}: expected ${expected}, received ${describeValue(received)}.`,
+    },
+    invalidOption: {
+      code: codes.option,
+      message: (where: string, option: string, expected: string, received: unknown) =>
+        `${where}: option "${option}" must be ${expected}, received ${describeValue(received)}.`,
+    },
+    unknownOption: {
+      code: codes.option,
+      message: (where: string, option: string, known: readonly string[]) => {
+        const suggestion = nearest(option, known);
+        return (
+          `${where}: unknown option "${option}".` +
+          (suggestion === undefined ? '' : ` Did you mean "${suggestion}"?`) +
+          ` Known options: ${known.join(', ')}.`
+        );
+      },
+    },
+  } as const;
+}
+
+/** How a message names a value it received: its kind, strings quoted and cut at 40 characters. */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'string')
+    return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects and functions returned above
+  return `${typeof value} ${String(value)}`;
+}
+
+/** The known name closest to a typo, if one is close enough to be what was meant. */
+function nearest(typo: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const distance = editDistance(typo.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(best.length / 3)) ? best : undefined;
+}
+
+/** Levenshtein distance, with a swap of two neighbours counted as one edit (Damerau's restricted form). */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let distance = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        distance = Math.min(distance, rows[i - 2]![j - 2]! + 1);
+      }
+      rows[i]![j] = distance;
+    }
+  }
+  return rows[a.length]![b.length]!;
 }

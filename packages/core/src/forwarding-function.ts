@@ -1,23 +1,16 @@
 /** What a forwarding function does with the `this` and the arguments it was called with. */
 export type Forward = (thisArg: unknown, args: ArrayLike<unknown>) => unknown;
 
-/**
- * A Forward that is also handed the two values its forwarding function was made with: a forward that needs no
- * more than two values can be one function for every wrapper, rather than a closure made per wrapper (90 of the
- * 240 bytes of a bound listener on Node 24).
- */
+/** A Forward that is also handed the two values its forwarding function was made with: one function for every wrapper. */
 export type ForwardWith<A, B> = (thisArg: unknown, args: ArrayLike<unknown>, first: A, second: B) => unknown;
 
 type Forwarding = (this: unknown, ...args: unknown[]) => unknown;
 
 /*
- * One template per arity up to four, each a method so that the function made from it is not a constructor
- * (the spec's CreateBuiltinFunction makes none: `new Snapshot.wrap(fn)()` is a TypeError), and each declaring
- * its parameters so that it gets its `length` at creation. Setting `length` afterwards with
- * Object.defineProperty costs more than the rest of a bind (figures:
- * benchmarks/README.md#why-the-code-looks-the-way-it-does), and http instrumentation binds every listener
- * added to every request and response. Four covers express's error middleware, which is told apart by its four
- * parameters.
+ * One template per arity up to four, each declaring its parameters, so that the function gets its `length` at
+ * creation: defining `length` afterwards costs more than the rest of a bind, and every listener on every request
+ * is bound. Each is a method, so that it is not a constructor (`new Snapshot.wrap(fn)()` is a TypeError). Four
+ * covers express's error middleware, told apart by its four parameters.
  */
 /* eslint-disable prefer-rest-params, @typescript-eslint/unbound-method -- `arguments` keeps each declared arity
    without a rest array; each method is taken off its object for its shape alone, and its `this` is the caller's */
@@ -58,9 +51,8 @@ const templates: ReadonlyArray<
 /* eslint-enable prefer-rest-params, @typescript-eslint/unbound-method */
 
 /**
- * A function, not a constructor, that hands its `this` and arguments to `forward` (with `first` and `second`,
- * where given), and whose `length` is `length` (any value SetFunctionLength accepts: a non-negative integer or
- * +Infinity), as a bound function's must be.
+ * A function, not a constructor, that hands its `this` and arguments to `forward` (with `first` and `second`),
+ * and whose `length` is `length` (a non-negative integer or +Infinity).
  */
 export function forwardingFunction(length: number, forward: Forward): Forwarding;
 export function forwardingFunction<A, B>(length: number, forward: ForwardWith<A, B>, first: A, second: B): Forwarding;
@@ -80,4 +72,33 @@ export function forwardingFunction(
     configurable: true,
   });
   return forwarding;
+}
+
+/**
+ * A forwarding function shaped like `target`. With a `prefix`, the spec's CopyNameAndLength(F, target, prefix)
+ * (tc39/proposal-async-context, as Function.prototype.bind does): `length` from an own numeric `length`, then
+ * the name `prefix + ' ' + name`, read in that order, an exception from either passing through. Without one,
+ * the `length` alone: setting a name costs more than the rest of a wrap, so listeners bound on every request
+ * keep the original's name only behind `.listener`.
+ */
+export function functionShapedLike(target: object, forward: Forward, prefix?: string): Forwarding {
+  const length = lengthOf(target);
+  if (prefix === undefined) return forwardingFunction(length, forward);
+  const name = Reflect.get(target, 'name') as unknown;
+  const wrapper = forwardingFunction(length, forward);
+  Object.defineProperty(wrapper, 'name', {
+    value: `${prefix} ${typeof name === 'string' ? name : ''}`,
+    writable: false,
+    enumerable: false,
+    configurable: true,
+  });
+  return wrapper;
+}
+
+/** CopyNameAndLength's length: an own `length` that is a Number, truncated and at least 0 (+Infinity stays), else 0. */
+export function lengthOf(target: object): number {
+  if (!Object.prototype.hasOwnProperty.call(target, 'length')) return 0;
+  const length = (target as { readonly length?: unknown }).length;
+  if (typeof length !== 'number' || Number.isNaN(length) || length <= 0) return 0;
+  return length === Infinity ? Infinity : Math.trunc(length);
 }

@@ -1,14 +1,11 @@
+import './version-check.js';
+
 export { Variable, type VariableOptions } from './variable.js';
 export { Snapshot } from './snapshot.js';
-export { bindEmitter } from './bind-emitter.js';
 export { createContext, type Context, type ContextOptions } from './context.js';
-export { runInRoot } from './root.js';
-export { bindCallback } from './bind-callback.js';
 export { requestContext, type JobInfo, type RequestStore } from './request-context.js';
-export { contextCarrier, type ContextCarrier } from './carrier.js';
-export { runJob, type JobRun } from './run-job.js';
-export { scheduled } from './scheduled.js';
-export { isValidRequestId, maxRequestIdLength, uuidv7 } from './request-id.js';
-export { formatTraceParent, parseTraceParent, type TraceParent } from './trace-context.js';
+export { runInRoot } from './root.js';
+export { bindEmitter } from './bind-emitter.js';
+export { bindCallback } from './bind-callback.js';
 export { AmbientError, type AmbientErrorCode, type AmbientErrorCodes } from './ambient-error.js';
 export type { CoreErrorCode } from './errors.js';

@@ -1,6 +1,5 @@
 import { ScopedContext, type Context } from './context.js';
-import { sharedSingleton } from './storage.js';
-import { currentTraceSource, type ActiveTrace } from './trace-source.js';
+import { sharedState } from './registry.js';
 
 /**
  * What every adapter puts in a request's scope. Add your own fields by augmentation:
@@ -20,11 +19,11 @@ export interface RequestStore {
   causationId?: string;
   /** One id along a whole chain of request -> job -> job: the first link's correlation id, or its request id. */
   correlationId?: string;
-  /** Inside a job run (runJob, scheduled): what is running. */
+  /** Inside a job run: what is running. */
   job?: JobInfo;
 }
 
-/** What a job run is: logged on every line inside it by @ambient/pino-context. */
+/** What a job run is: logged on every line inside it. */
 export interface JobInfo {
   /** The job's name (BullMQ's job name, a queue's routing key, a schedule's name). */
   readonly name: string;
@@ -38,22 +37,47 @@ export interface JobInfo {
   readonly attempt?: number;
 }
 
+/** The ids of the span active in the current flow, as a tracer reports them. */
+export interface ActiveTrace {
+  readonly traceId: string;
+  readonly spanId: string;
+  /** W3C trace flags as a number (OpenTelemetry's SpanContext#traceFlags): bit 0 is `sampled`. */
+  readonly traceFlags?: number;
+}
+
+/** Reports the active span of the current flow, or `undefined` when none is active. Called on every read. */
+export type TraceSource = () => ActiveTrace | undefined;
+
+/** One trace source per process, whichever copy registered it. */
+const tracer = sharedState<{ source: TraceSource | undefined }>('@ambient/core.trace-source', () => ({
+  source: undefined,
+}));
+
 /**
- * requestContext reports the active span's `traceId`/`spanId` where a tracer registered a trace source (see
- * setTraceSource) and a span is active; the scope's own values otherwise. The span is looked up on read, never
- * copied into the scope, so values set during the request stay in the request's one scope object.
+ * Makes requestContext's `traceId`, `spanId` and `traceFlags` report the active span of a tracer
+ * (@ambient/opentelemetry-context's AmbientContextManager), so log lines and spans share one trace id; the scope's
+ * own values (an incoming traceparent) still apply where no span is active. `undefined` unregisters.
  */
+export function setTraceSource(source: TraceSource | undefined): void {
+  tracer.source = source;
+}
+
+/** The active span as the registered tracer reports it, or `undefined`: one call for a log line's trace fields. */
+export function activeTrace(): ActiveTrace | undefined {
+  return tracer.source?.();
+}
+
+/** requestContext, where the trace fields come from the active span while a tracer reports one. */
 class RequestContext extends ScopedContext<RequestStore> {
   override get<K extends keyof RequestStore>(key: K): RequestStore[K] | undefined {
     const value = super.get(key);
     if (key !== 'traceId' && key !== 'spanId' && key !== 'traceFlags') return value;
-    const source = currentTraceSource();
+    const source = tracer.source;
     if (source === undefined || !this.active) return value;
     const trace = source();
     if (trace === undefined) return value;
     if (key === 'traceFlags') return (flagsOf(trace) ?? value) as RequestStore[K];
-    // tsc needs both assertions (K is narrowed for the check, not for indexing); the linter sees them as no-ops.
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- K is narrowed for the check only
     return trace[key as 'traceId' | 'spanId'] as RequestStore[K];
   }
 
@@ -67,10 +91,8 @@ class RequestContext extends ScopedContext<RequestStore> {
 
   override snapshot(): Readonly<Partial<RequestStore>> | undefined {
     const values = super.snapshot();
-    const source = currentTraceSource();
-    if (values === undefined || source === undefined) return values;
-    const trace = source();
-    if (trace === undefined) return values;
+    const trace = values === undefined ? undefined : activeTrace();
+    if (values === undefined || trace === undefined) return values;
     const active: Partial<RequestStore> = { ...values, traceId: trace.traceId, spanId: trace.spanId };
     const traceFlags = flagsOf(trace);
     if (traceFlags !== undefined) active.traceFlags = traceFlags;
@@ -78,10 +100,7 @@ class RequestContext extends ScopedContext<RequestStore> {
   }
 }
 
-/**
- * The active span's flags as the two hex digits of a traceparent: a carrier or log line inside a sampled span
- * says `01` even where the request came in without a traceparent.
- */
+/** The active span's flags as a traceparent's two hex digits. */
 function flagsOf(trace: ActiveTrace): string | undefined {
   const flags = trace.traceFlags;
   if (typeof flags !== 'number' || !Number.isInteger(flags) || flags < 0 || flags > 0xff) return undefined;
@@ -89,15 +108,15 @@ function flagsOf(trace: ActiveTrace): string | undefined {
 }
 
 /**
- * The context every HTTP adapter opens and every consumer (loggers, tracers, your code) reads. One object per
- * process, shared by the ESM and CJS builds and by duplicate installs of @ambient/core.
+ * The context every HTTP adapter opens and every consumer (loggers, tracers, your code) reads: one object per
+ * process, shared by every copy of @ambient/core.
  */
-export const requestContext: Context<RequestStore> = sharedSingleton(
-  'requestContext',
+export const requestContext: Context<RequestStore> = sharedState(
+  '@ambient/core.request-context',
   () =>
     new RequestContext(
       'requestContext',
-      'Open one first: mount the framework adapter (expressContext(), koaContext(), fastifyContext(), ' +
-        'httpContext()) in front of this code, or wrap the call in requestContext.run({ requestId }, fn).',
+      "Open one first: mount your framework's Ambient adapter in front of this code, or wrap the call in " +
+        'requestContext.run({ requestId }, fn).',
     ),
 );

@@ -1,30 +1,19 @@
-import { runInFrame, wrapInFrame } from './run-in-frame.js';
-import { storage, type Frame } from './storage.js';
-import { errors } from './errors.js';
-import { notAFunction } from './validate.js';
-
-/** A Snapshot of `frame` rather than of the current values: for snapshotWith() (variable.ts). */
-export let snapshotOfFrame: (frame: Frame) => Snapshot;
+import { runInFrame, wrapInFrame } from './captured-context.js';
+import { errors, notAFunction } from './errors.js';
+import { storage, type Frame } from './registry.js';
+import { ownPrototype } from './variable.js';
 
 /** The values of every Variable and Context at the moment of construction: TC39 `AsyncContext.Snapshot`'s shape. */
 export class Snapshot {
-  #frame: Frame | undefined;
+  readonly #frame: Frame | undefined;
 
   constructor() {
     this.#frame = storage.getStore();
-  }
-
-  static {
-    snapshotOfFrame = (frame) => {
-      const snapshot = new Snapshot();
-      snapshot.#frame = frame;
-      return snapshot;
-    };
+    ownPrototype(this, new.target, Snapshot.prototype);
   }
 
   /** Calls `fn(...args)` with the captured values; the caller's values are back when it returns or throws. */
   run<R, A extends unknown[]>(fn: (...args: A) => R, ...args: A): R {
-    // The spec's RequireInternalSlot: on anything but a Snapshot, a TypeError with our code.
     if (typeof this !== 'object' || this === null || !(#frame in this)) {
       throw errors.invalidReceiver('Snapshot.prototype.run', this);
     }

@@ -1,10 +1,6 @@
-import type { CapturedContext } from './channel-context.js';
-import { errors } from './errors.js';
-import { wrapInFrame } from './run-in-frame.js';
-import { snapshotOfFrame, type Snapshot } from './snapshot.js';
-import * as shared from './storage.js';
-import type { Frame } from './storage.js';
-import { notAFunction } from './validate.js';
+import { wrapInFrame, type CapturedContext } from './captured-context.js';
+import { errors, notAFunction } from './errors.js';
+import { allocateSlot, frameWith, implementation, runWithFrame, storage, undefinedValue } from './registry.js';
 
 export interface VariableOptions<T> {
   /** Shown in error messages and debuggers. */
@@ -13,39 +9,33 @@ export interface VariableOptions<T> {
   defaultValue?: T;
 }
 
-/**
- * A slot holding `undefined` on purpose, so that `run(undefined, fn)` hides an outer value and the default
- * (as TC39 AsyncContext.Variable does), while an empty slot falls back to the default.
- */
-const kUndefined = Symbol.for('@ambient/core.undefined');
-
-/*
- * Hot-path bindings are this module's own consts: V8 constant-folds a module's const bindings but not
- * imported ones, and esbuild-style bundling (which rewrites them to var) is avoided for the same reason.
- * Private slots are described, k-prefixed symbols rather than #private fields, which were slower on the same
- * path. Both are kept because benchmarks/core-micro.mjs holds get/run to a ratio of raw AsyncLocalStorage
- * (figures: benchmarks/README.md#why-the-code-looks-the-way-it-does).
- */
-const { storage, frameWith, runWithFrame, allocateSlot } = shared;
-const kSlot = Symbol('ambient.Variable.slot');
-const kDefaultValue = Symbol('ambient.Variable.defaultValue');
-const kName = Symbol('ambient.Variable.name');
+/** The slot of a Variable of this copy, for attachValue and captureWith; throws on anything else. */
+let slotOf: (variable: unknown, method: string) => number;
 
 /**
  * A single typed value that follows the async flow: TC39 `AsyncContext.Variable`'s shape, plus `set()` with
  * the copy-on-write semantics of Python's `ContextVar.set`.
  */
 export class Variable<T> {
-  declare readonly [kSlot]: number;
-  declare readonly [kDefaultValue]: T | undefined;
-  declare readonly [kName]: string;
+  readonly #slot: number;
+  readonly #name: string;
+  readonly #defaultValue: T | undefined;
+
+  static {
+    slotOf = (variable, method) => {
+      if (!Variable.#is(variable)) throw errors.invalidReceiver(method, variable);
+      return variable.#slot;
+    };
+  }
+
+  /** The spec's RequireInternalSlot. */
+  static #is(value: unknown): value is Variable<unknown> {
+    return typeof value === 'object' && value !== null && #slot in value;
+  }
 
   /**
-   * Reads `options` as the AsyncContext.Variable constructor does (tc39/proposal-async-context, spec.html):
-   * any value is accepted and only an object is read; `name` is converted with ToString when the object has
-   * that property at all (so `{ name: undefined }` names the variable "undefined", and a Symbol throws a
-   * TypeError), then `defaultValue` is read, in that order. Unknown keys are not rejected here, unlike every
-   * other Ambient API.
+   * Reads `options` as the proposal's constructor does: only an object is read; `name` goes through ToString
+   * when present (a Symbol throws), then `defaultValue` is read. Unknown keys are not rejected here.
    */
   constructor(options?: VariableOptions<T>) {
     let name = '';
@@ -53,87 +43,106 @@ export class Variable<T> {
     const given: unknown = options;
     if ((typeof given === 'object' && given !== null) || typeof given === 'function') {
       const read = given as VariableOptions<T>;
-      if ('name' in read) name = nameToString(read.name);
+      if ('name' in read) {
+        const given: unknown = read.name;
+        if (typeof given === 'symbol') {
+          throw errors.invalidArgument('new Variable(options): options.name', 'a value ToString accepts', given);
+        }
+        name = String(given);
+      }
       defaultValue = read.defaultValue;
     }
-    this[kName] = name;
-    this[kDefaultValue] = defaultValue;
-    this[kSlot] = allocateSlot();
+    this.#name = name;
+    this.#defaultValue = defaultValue;
+    this.#slot = allocateSlot();
+    ownPrototype(this, new.target, Variable.prototype);
   }
 
   /** The name given at construction (`''` by default): an accessor on the prototype, as in the proposal. */
   get name(): string {
-    return checkedReceiver(this, 'get Variable.prototype.name')[kName];
+    if (!Variable.#is(this)) throw errors.invalidReceiver('get Variable.prototype.name', this);
+    return this.#name;
   }
 
   /** The value in the current flow, or the default value where none has been set. */
   get(): T | undefined {
-    const slot = (this as Partial<Variable<T>> | undefined)?.[kSlot];
-    const frame = storage.getStore();
-    if (frame !== undefined) {
-      // A foreign receiver has no slot: frame[undefined] misses, and the check below throws.
-      const value = frame[slot as number];
-      if (value !== undefined) return value === kUndefined ? undefined : (value as T);
-    }
-    // The spec's RequireInternalSlot, on the path of a miss only: a found value needs no second check.
-    if (slot === undefined) throw errors.invalidReceiver('Variable.prototype.get', this);
-    return this[kDefaultValue];
+    if (!Variable.#is(this)) throw errors.invalidReceiver('Variable.prototype.get', this);
+    const value = storage.getStore()?.[this.#slot];
+    if (value === undefined) return this.#defaultValue;
+    return value === undefinedValue ? undefined : (value as T);
   }
 
   /** Calls `fn(...args)` with this variable holding `value`; the previous value is back when `fn` returns or throws. */
   run<R, A extends unknown[]>(value: T, fn: (...args: A) => R, ...args: A): R {
-    const slot = checkedReceiver(this, 'Variable.prototype.run')[kSlot];
-    if (typeof fn !== 'function') throw notAFunction(`${owner(this[kName])}.run(value, fn)`, fn);
-    const frame = frameWith(storage.getStore(), slot, value === undefined ? kUndefined : value);
-    return runWithFrame(frame, fn, ...args);
+    if (!Variable.#is(this)) throw errors.invalidReceiver('Variable.prototype.run', this);
+    if (typeof fn !== 'function') throw notAFunction(`${this.#owner()}.run(value, fn)`, fn);
+    return runWithFrame(this.#frameWith(value), fn, ...args);
   }
 
   /**
-   * `fn`, bound to the values current now with this variable holding `value`: wherever it is called later, it
-   * sees what `run(value, () => Snapshot.wrap(fn))` would have bound, with nothing entered now. `this` and the
-   * arguments pass through.
+   * `fn`, bound to the values current now with this variable holding `value`, as `run(value, () =>
+   * Snapshot.wrap(fn))` would bind it, with nothing entered now.
    */
   wrap<F extends (...args: never[]) => unknown>(value: T, fn: F): F {
-    const slot = checkedReceiver(this, 'Variable.prototype.wrap')[kSlot];
-    if (typeof fn !== 'function') throw notAFunction(`${owner(this[kName])}.wrap(value, fn)`, fn);
-    return wrapInFrame(frameWith(storage.getStore(), slot, value === undefined ? kUndefined : value), fn);
+    if (!Variable.#is(this)) throw errors.invalidReceiver('Variable.prototype.wrap', this);
+    if (typeof fn !== 'function') throw notAFunction(`${this.#owner()}.wrap(value, fn)`, fn);
+    return wrapInFrame(this.#frameWith(value), fn);
   }
 
   /**
    * Changes the value for the rest of the current synchronous execution and every continuation created after
-   * this call. Continuations created before it keep their value, and the change ends with the innermost
-   * enclosing run() (of any Variable, Snapshot or Context), so it can never reach another request.
+   * it; continuations created before keep theirs. The change ends with the innermost enclosing run() of any
+   * Variable, Snapshot or Context, so it can never reach another request.
    */
   set(value: T): void {
-    const slot = checkedReceiver(this, 'Variable.prototype.set')[kSlot];
-    const frame = storage.getStore();
-    if (frame === undefined) {
-      const who = owner(this[kName]);
-      throw errors.noScope(who, 'set', `Wrap the call in ${who}.run(value, fn).`);
+    if (!Variable.#is(this)) throw errors.invalidReceiver('Variable.prototype.set', this);
+    if (implementation === 'AsyncContext') throw errors.setUnsupported(this.#owner());
+    if (storage.getStore() === undefined) {
+      throw errors.noScope(this.#owner(), 'set', `Wrap the call in ${this.#owner()}.run(value, fn).`);
     }
-    storage.enterWith(frameWith(frame, slot, value === undefined ? kUndefined : value));
+    storage.enterWith(this.#frameWith(value));
+  }
+
+  #frameWith(value: T) {
+    return frameWith(storage.getStore(), this.#slot, value === undefined ? undefinedValue : value);
+  }
+
+  #owner(): string {
+    return this.#name === '' ? 'Variable' : `Variable(${JSON.stringify(this.#name)})`;
   }
 }
 
-/** What attachValue() returns: `dispose()` undoes the attach, once; later calls do nothing. */
+Object.defineProperty(Variable.prototype, Symbol.toStringTag, { value: 'AsyncContext.Variable', configurable: true });
+
+/**
+ * GetPrototypeFromConstructor: where `new.target`'s `prototype` is not an object, the instance gets this class's
+ * prototype, not Object.prototype as a class constructor otherwise gives it.
+ */
+export function ownPrototype(instance: object, newTarget: unknown, fallback: object): void {
+  if (Object.getPrototypeOf(instance) !== Object.prototype) return;
+  const prototype: unknown = (newTarget as { prototype?: unknown }).prototype;
+  if ((typeof prototype !== 'object' || prototype === null) && typeof prototype !== 'function') {
+    Object.setPrototypeOf(instance, fallback);
+  }
+}
+
+/** What attachValue() returns: `dispose()` undoes the attach, once. */
 export interface AttachedValue {
   dispose(): void;
 }
 
 /**
  * Enters `value` for `variable` in place, as Variable#set does but also outside any scope, and returns a token
- * whose `dispose()` gives the variable back the value it had: OpenTelemetry's ContextManager.attach()
- * (@opentelemetry/api 1.10). Like AsyncLocalStorage#enterWith, the change reaches the rest of the current
- * synchronous execution and every continuation created after it, never one created before it; inside an
- * async function before its first `await` it also reaches the caller (nodejs/node#45848, nodejs/node#58104), which is why
- * adapters that can wrap a callback use run() instead.
- * When nothing else changed the current values in between, dispose() restores the very values from before, so
- * an attach outside any scope leaves no scope behind; otherwise it resets only this variable's value.
+ * whose `dispose()` gives the variable back the value it had: OpenTelemetry's ContextManager.attach(). Where
+ * nothing else changed the values in between, dispose() restores the very frame from before, so an attach
+ * outside any scope leaves no scope behind. As with enterWith, inside an async function before its first `await`
+ * the change also reaches the caller (nodejs/node#45848).
  */
 export function attachValue<T>(variable: Variable<T>, value: T): AttachedValue {
-  const slot = checkedReceiver(variable, 'attachValue(variable)')[kSlot];
+  const slot = slotOf(variable, 'attachValue(variable)');
+  if (implementation === 'AsyncContext') throw errors.setUnsupported(variable.name);
   const prior = storage.getStore();
-  const entered = frameWith(prior, slot, value === undefined ? kUndefined : value);
+  const entered = frameWith(prior, slot, value === undefined ? undefinedValue : value);
   storage.enterWith(entered);
   let disposed = false;
   return {
@@ -141,46 +150,17 @@ export function attachValue<T>(variable: Variable<T>, value: T): AttachedValue {
       if (disposed) return;
       disposed = true;
       const now = storage.getStore();
-      storage.enterWith((now === entered ? prior : frameWith(now, slot, prior?.[slot])) as Frame);
+      storage.enterWith(now === entered ? (prior as never) : frameWith(now, slot, prior?.[slot]));
     },
   };
 }
 
-/** The values current now with `variable` holding `value`, for a context manager's bind(): nothing is entered. */
-export function snapshotWith<T>(variable: Variable<T>, value: T): Snapshot {
-  return snapshotOfFrame(framePlus(variable, value, 'snapshotWith(variable)'));
-}
-
-/**
- * snapshotWith, as a captured context rather than a Snapshot: for a bound function that runs on every event of
- * an emitter (applyInCapturedContext), where Snapshot#run's checks and its rest array are paid on each call.
- */
+/** The values current now with `variable` holding `value`, captured without entering anything. */
 export function captureWith<T>(variable: Variable<T>, value: T): CapturedContext {
-  return framePlus(variable, value, 'captureWith(variable)') as unknown as CapturedContext;
-}
-
-function framePlus<T>(variable: Variable<T>, value: T, where: string): Frame {
-  const slot = checkedReceiver(variable, where)[kSlot];
-  return frameWith(storage.getStore(), slot, value === undefined ? kUndefined : value);
-}
-
-Object.defineProperty(Variable.prototype, Symbol.toStringTag, { value: 'AsyncContext.Variable', configurable: true });
-
-/** The spec's RequireInternalSlot: a method called on anything but a Variable throws a TypeError. */
-function checkedReceiver<T>(receiver: Variable<T>, method: string): Variable<T> {
-  if (typeof (receiver as Partial<Variable<T>> | undefined)?.[kSlot] !== 'number') {
-    throw errors.invalidReceiver(method, receiver);
-  }
-  return receiver;
-}
-
-/** ToString, except that a Symbol (which ToString rejects) gets our TypeError with its stable code. */
-function nameToString(name: unknown): string {
-  if (typeof name === 'symbol')
-    throw errors.invalidArgument('new Variable(options): options.name', 'a value ToString accepts', name);
-  return String(name);
-}
-
-function owner(name: string): string {
-  return name === '' ? 'Variable' : `Variable(${JSON.stringify(name)})`;
+  const slot = slotOf(variable, 'captureWith(variable)');
+  return frameWith(
+    storage.getStore(),
+    slot,
+    value === undefined ? undefinedValue : value,
+  ) as unknown as CapturedContext;
 }

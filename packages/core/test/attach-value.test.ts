@@ -1,7 +1,7 @@
 // attachValue: the primitive behind OpenTelemetry's ContextManager.attach() (@opentelemetry/api 1.10).
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Variable, requestContext } from '@ambient/core';
-import { applyInCapturedContext, attachValue, captureWith, snapshotWith } from '@ambient/core/adapter';
+import { attachValue, captureWith, runInCapturedContext } from '@ambient/core/internal';
 import { expectAmbientError } from './helpers/starting-states.js';
 
 const variable = new Variable<string>({ name: 'attached', defaultValue: 'default' });
@@ -79,22 +79,6 @@ describe('attachValue(variable, value)', () => {
   });
 });
 
-describe('snapshotWith(variable, value)', () => {
-  it('captures the current values with the variable holding value, entering nothing now', () => {
-    const snapshot = other.run('here', () => {
-      const made = snapshotWith(variable, 'captured');
-      expect([variable.get(), other.get()]).toEqual(['default', 'here']);
-      return made;
-    });
-    expect(snapshot.run(() => [variable.get(), other.get()])).toEqual(['captured', 'here']);
-    expect(snapshotWith(variable, undefined as unknown as string).run(() => variable.get())).toBeUndefined();
-  });
-
-  it('refuses anything but a Variable, with a coded TypeError', () => {
-    expectAmbientError(() => snapshotWith(null as unknown as Variable<string>, 'x'), 'ERR_AMBIENT_INVALID_RECEIVER');
-  });
-});
-
 describe('captureWith(variable, value)', () => {
   it('captures the current values with the variable holding value, entering nothing now', () => {
     const captured = other.run('here', () => {
@@ -103,8 +87,8 @@ describe('captureWith(variable, value)', () => {
       return made;
     });
     const read = () => [variable.get(), other.get()];
-    expect(applyInCapturedContext(captured, read, undefined, [])).toEqual(['captured', 'here']);
-    expect(applyInCapturedContext(captureWith(variable, undefined as unknown as string), read, undefined, [])).toEqual([
+    expect(runInCapturedContext(captured, read, undefined, [])).toEqual(['captured', 'here']);
+    expect(runInCapturedContext(captureWith(variable, undefined as unknown as string), read, undefined, [])).toEqual([
       undefined,
       undefined,
     ]);

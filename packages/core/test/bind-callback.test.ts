@@ -1,5 +1,5 @@
 import { bindCallback, requestContext, Variable } from '@ambient/core';
-import { bindFirstCall } from '@ambient/core/adapter';
+import { bindFirstCall } from '@ambient/core/internal';
 import { delay, expectAmbientError, itFromEveryState } from './helpers/starting-states.js';
 
 // bindFirstCall (for adapters) is bindCallback without the weak hold after the first call: everything else the same.

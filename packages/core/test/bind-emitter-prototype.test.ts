@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { bindEmitter, Variable } from '@ambient/core';
-import { bindEmitterPrototype } from '@ambient/core/adapter';
+import { bindEmitterPrototype } from '@ambient/core/internal';
 import { expectAmbientError } from './helpers/starting-states.js';
 
 const variable = new Variable<string>({ name: 'bind-emitter-prototype' });

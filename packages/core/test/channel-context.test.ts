@@ -4,13 +4,12 @@ import { randomUUID } from 'node:crypto';
 import { tracingChannel, type TracingChannel } from 'node:diagnostics_channel';
 import { requestContext, Variable } from '@ambient/core';
 import {
-  applyInCapturedContext,
   bindChannelContext,
   captureContext,
   enterCapturedContext,
   runInCapturedContext,
   type CapturedContext,
-} from '@ambient/core/adapter';
+} from '@ambient/core/internal';
 import { itFromEveryState } from './helpers/starting-states.js';
 
 const seen = () => requestContext.get('requestId') ?? 'none';
@@ -84,7 +83,7 @@ describe('captureContext() and runInCapturedContext(captured, fn)', () => {
   });
 });
 
-describe('applyInCapturedContext(captured, fn, thisArg, args)', () => {
+describe('runInCapturedContext(captured, fn, thisArg, args)', () => {
   itFromEveryState('calls fn with this and the arguments as given, in the captured values, and restores', () => {
     const variable = new Variable<string>();
     const captured = variable.run('captured', () => requestContext.run({ requestId: 'A' }, () => captureContext()));
@@ -93,14 +92,14 @@ describe('applyInCapturedContext(captured, fn, thisArg, args)', () => {
       return { self: this, args, values: [variable.get(), seen()] };
     }
     variable.run('caller', () => {
-      expect(applyInCapturedContext(captured, report, receiver, [1, 'two'])).toEqual({
+      expect(runInCapturedContext(captured, report, receiver, [1, 'two'])).toEqual({
         self: receiver,
         args: [1, 'two'],
         values: ['captured', 'A'],
       });
       expect(variable.get()).toBe('caller');
       expect(() =>
-        applyInCapturedContext(
+        runInCapturedContext(
           captured,
           () => {
             throw new Error('boom');
@@ -117,7 +116,7 @@ describe('applyInCapturedContext(captured, fn, thisArg, args)', () => {
     const captured = requestContext.run({ requestId: 'A' }, () => captureContext());
     function forward(..._args: unknown[]) {
       // eslint-disable-next-line prefer-rest-params -- the arguments object is what a forwarding function passes
-      return applyInCapturedContext(captured, (...args: unknown[]) => [args, seen()], undefined, arguments);
+      return runInCapturedContext(captured, (...args: unknown[]) => [args, seen()], undefined, arguments);
     }
     expect(forward('a', 2)).toEqual([['a', 2], 'A']);
   });
@@ -126,17 +125,14 @@ describe('applyInCapturedContext(captured, fn, thisArg, args)', () => {
     const variable = new Variable<string>();
     variable.run('outer', () => {
       const captured = captureContext();
-      applyInCapturedContext(captured, () => variable.set('inner'), undefined, []);
+      runInCapturedContext(captured, () => variable.set('inner'), undefined, []);
       expect(variable.get()).toBe('outer');
     });
   });
 
-  it('applyInCapturedContext(undefined, ...) runs fn outside any scope', () => {
+  it('runInCapturedContext(undefined, ...) runs fn outside any scope', () => {
     expect(
-      requestContext.run({ requestId: 'caller' }, () => [
-        applyInCapturedContext(undefined, seen, undefined, []),
-        seen(),
-      ]),
+      requestContext.run({ requestId: 'caller' }, () => [runInCapturedContext(undefined, seen, undefined, []), seen()]),
     ).toEqual(['none', 'caller']);
   });
 });

@@ -1,5 +1,5 @@
 import { createContext, requestContext, Variable, type Context } from '@ambient/core';
-import { newScope, runNewScope, scopeObject, type NewScope } from '../src/context.js';
+import { scopeObject } from '@ambient/core/internal';
 import { delay, expectAmbientError, itFromEveryState } from './helpers/starting-states.js';
 
 interface Store {
@@ -166,7 +166,7 @@ describe('createContext', () => {
     const jobs = createContext<{ jobId: string }>({ name: 'jobs' });
     expect(() => jobs.set('jobId', 'j-1')).toThrow(/jobs\.run\(values, fn\)/);
     expect(() => jobs.set('jobId', 'j-1')).not.toThrow(/expressContext/);
-    expect(() => requestContext.set('requestId', 'r-1')).toThrow(/expressContext\(\)/);
+    expect(() => requestContext.set('requestId', 'r-1')).toThrow(/requestContext\.run\(\{ requestId \}, fn\)/);
   });
 });
 
@@ -189,81 +189,38 @@ describe('requestContext', () => {
   });
 });
 
-describe('runNewScope(context, scope, fn)', () => {
+describe('scopeObject(context)', () => {
   const tenant = new Variable<string>({ name: 'tenant' });
   let context: Context<Store>;
   beforeEach(() => {
-    context = createContext<Store>({ name: 'runNewScopeContext' });
+    context = createContext<Store>({ name: 'scopeObjectContext' });
   });
 
-  itFromEveryState('opens the scope on a newScope() itself, keeping every other value of the frame', () => {
-    const scope = newScope<Store>();
-    scope.requestId = 'request';
-    const [opened, tenantInside, values] = tenant.run('acme', () =>
-      runNewScope(context, scope, () => [scopeObject(context), tenant.get(), context.snapshot()]),
+  itFromEveryState('is the object set() writes to, one per scope, and undefined outside any scope', () => {
+    expect(scopeObject(context)).toBeUndefined();
+    const [scope, again, nested] = tenant.run('acme', () =>
+      context.run({ requestId: 'request' }, () => {
+        const opened = scopeObject(context)!;
+        context.set('user', 'ada');
+        return [opened, scopeObject(context), context.run({}, () => scopeObject(context))];
+      }),
     );
-    expect(opened).toBe(scope);
-    expect([tenantInside, values]).toEqual(['acme', { requestId: 'request' }]);
-    expect(context.active).toBe(false);
+    expect(scope).toBe(again);
+    expect(scope).toEqual({ requestId: 'request', user: 'ada' });
+    expect(nested).not.toBe(scope);
   });
 
-  itFromEveryState("inside an outer scope, copies the outer scope's values and then its own, as run() does", () => {
-    const scope = newScope<Store>();
-    scope.requestId = 'inner';
-    const outer = { requestId: 'outer', user: 'ada' };
-    const [opened, inner, outerAfter] = context.run(outer, () => {
-      const [openedInside, values] = runNewScope(context, scope, () => {
-        context.set('user', 'changed inside');
-        return [scopeObject(context), context.snapshot()];
-      });
-      return [openedInside, values, context.snapshot()];
-    });
-    expect(opened).not.toBe(scope);
-    expect(inner).toEqual({ requestId: 'inner', user: 'changed inside' });
-    expect(outerAfter).toEqual(outer);
-    expect(scope).toEqual({ requestId: 'inner' });
-  });
-
-  it('copies an object that newScope() did not make, so that the caller keeps its own', () => {
-    const plain = { requestId: 'plain' } as NewScope<Store>;
-    const opened = runNewScope(context, plain, () => {
+  it('copies the values a scope is opened with, so that the caller keeps its own', () => {
+    const values = { requestId: 'plain' };
+    const opened = context.run(values, () => {
       context.set('user', 'changed');
       return scopeObject(context);
     });
-    expect(opened).not.toBe(plain);
-    expect(plain).toEqual({ requestId: 'plain' });
+    expect(opened).not.toBe(values);
+    expect(values).toEqual({ requestId: 'plain' });
   });
 
-  it("rejects what run() rejects, with run()'s typed errors", () => {
-    expectAmbientError(
-      () => runNewScope(context, null as unknown as NewScope<Store>, () => undefined),
-      'ERR_AMBIENT_INVALID_ARGUMENT',
-    );
-    expectAmbientError(
-      () => runNewScope(context, newScope<Store>(), 'not a function' as unknown as () => unknown),
-      'ERR_AMBIENT_INVALID_ARGUMENT',
-    );
-    expect(context.active).toBe(false);
-  });
-
-  it("gives a context made by an older copy, which has no such method, to that context's run()", () => {
-    // An older @ambient/core that created the shared context first: its run() copies, in or out of a scope.
-    const older: Context<Store> = Object.create(context, {
-      [Symbol.for('@ambient/core.Context.runNewScope.v1')]: { value: undefined },
-    }) as Context<Store>;
-    const outside = newScope<Store>();
-    outside.requestId = 'outside';
-    const openedOutside = runNewScope(older, outside, () => {
-      context.set('user', 'set inside');
-      return scopeObject(context);
-    });
-    expect(openedOutside).not.toBe(outside);
-    expect(outside).toEqual({ requestId: 'outside' });
-    const inside = newScope<Store>();
-    inside.requestId = 'inner';
-    const inherited = context.run({ requestId: 'outer', user: 'ada' }, () =>
-      runNewScope(older, inside, () => context.snapshot()),
-    );
-    expect(inherited).toEqual({ requestId: 'inner', user: 'ada' });
+  it('knows nothing of an object that is no context', () => {
+    expect(scopeObject({} as Context<Store>)).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@
 // the driver is loaded again, as a test runner does for each test file. Node 20's channel map loses such a
 // channel (nodejs/node#59910, fixed in Node 22): that was guardDrivers binding nothing under jest on Node 20.
 import diagnosticsChannel from 'node:diagnostics_channel';
-import * as adapter from '@ambient/core/adapter';
+import * as adapter from '@ambient/core/internal';
 
 const { keptTracingChannel } = adapter;
 
@@ -28,7 +28,7 @@ describe('keptTracingChannel(name)', () => {
     expect(keptTracingChannel('ambient-test:kept-one')).toBe(first);
     expect(diagnosticsChannel.tracingChannel('ambient-test:kept-one').start).toBe(first.start);
     jest.isolateModules(() => {
-      const copy = jest.requireActual<typeof adapter>('@ambient/core/adapter');
+      const copy = jest.requireActual<typeof adapter>('@ambient/core/internal');
       expect(copy.keptTracingChannel('ambient-test:kept-one')).toBe(first);
     });
   });

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createContext, requestContext, runInRoot, Snapshot, Variable } from '@ambient/core';
-import { asyncContextImplementation } from '@ambient/core/adapter';
+import { asyncContextImplementation } from '@ambient/core/internal';
 import { expectAmbientError, itFromEveryState } from './helpers/starting-states.js';
 
 const variable = new Variable<string>({ name: 'root-test', defaultValue: 'default' });

@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import * as core from '@ambient/core';
-import { expectAmbientError } from './helpers/starting-states.js';
 
 type Core = typeof core;
 const kRegistry = Symbol.for('@ambient/core.registry.v1');
@@ -18,9 +17,34 @@ function loadAnotherCopy(): Core {
 
 describe('one storage cell per process', () => {
   it('keeps one registry on globalThis under a versioned Symbol.for key, backed by AsyncLocalStorage', () => {
-    const registry = (globalThis as Record<symbol, { backend: string; storage: unknown }>)[kRegistry];
-    expect(registry?.backend).toBe('AsyncLocalStorage');
+    const registry = (globalThis as Record<symbol, { version: string; implementation: string; storage: unknown }>)[
+      kRegistry
+    ];
+    expect(registry?.version).toBe('0.1.0');
+    expect(registry?.implementation).toMatch(/^(async_hooks|AsyncContextFrame)$/);
     expect(registry?.storage).toBeInstanceOf(AsyncLocalStorage);
+  });
+
+  it.each([
+    ['of another release line', { version: '0.2.0', copies: [{ version: '0.2.0', path: '/elsewhere/core' }] }],
+    ['that is no registry at all', { some: 'thing' }],
+  ])('warns once about a registry %s found under the key, and keeps a storage of its own', (_, found) => {
+    const holder = globalThis as Record<PropertyKey, unknown>;
+    const savedRegistry = holder[kRegistry];
+    holder[kRegistry] = found;
+    const emitWarning = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      const other = loadAnotherCopy();
+      expect(emitWarning).toHaveBeenCalledTimes(1);
+      expect(emitWarning.mock.calls[0]![1]).toEqual({ type: 'AmbientWarning', code: 'WARN_AMBIENT_INCOMPATIBLE_COPY' });
+      expect(holder[kRegistry]).toBe(found);
+      expect(other.requestContext).not.toBe(core.requestContext);
+      other.requestContext.run({ requestId: 'theirs' }, () => expect(core.requestContext.active).toBe(false));
+      if ('copies' in found) expect(found.copies.map((copy) => copy.version)).toEqual(['0.2.0', '0.1.0']);
+    } finally {
+      emitWarning.mockRestore();
+      holder[kRegistry] = savedRegistry;
+    }
   });
 
   it('two copies of the package share values, requestContext itself, and AmbientError', async () => {
@@ -159,7 +183,12 @@ describe('the AsyncContext backend', () => {
         }),
       );
       expect(seen).toEqual(['value', { requestId: 'r', traceId: 't' }]);
-      variable.run('value', () => expectAmbientError(() => variable.set('x'), 'ERR_AMBIENT_SET_UNSUPPORTED'));
+      variable.run('value', () =>
+        expect(() => variable.set('x')).toThrow(
+          expect.objectContaining({ code: 'ERR_AMBIENT_SET_UNSUPPORTED' }) as Error,
+        ),
+      );
+      variable.run('value', () => expect(() => variable.set('x')).toThrow(fresh.AmbientError));
       expect(variable.get()).toBe('default');
     } finally {
       holder[kRegistry] = savedRegistry;

@@ -1,5 +1,5 @@
 import { AmbientError, Variable } from '@ambient/core';
-import { defineErrors, defineWarnings, optionErrorTemplates, readOptions, rule, rules } from '@ambient/core/adapter';
+import { defineErrors, defineWarnings, readOptions, rule, rules, usageErrorTemplates } from '@ambient/core/internal';
 
 /** Codes a test package registers, as every Ambient package does beside its table. */
 declare module '@ambient/core' {
@@ -11,7 +11,7 @@ declare module '@ambient/core' {
 
 const errors = defineErrors({
   broken: { code: 'ERR_AMBIENT_TEST_BROKEN', message: (what: string) => `${what} is broken. Mend it.` },
-  ...optionErrorTemplates('ERR_AMBIENT_TEST_INVALID_OPTION'),
+  ...usageErrorTemplates({ option: 'ERR_AMBIENT_TEST_INVALID_OPTION' }),
 });
 
 function thrownBy(fn: () => unknown): AmbientError {
@@ -32,6 +32,14 @@ describe('defineErrors', () => {
     expect(error.code).toBe('ERR_AMBIENT_TEST_BROKEN');
     expect(error.message).toBe('the pump is broken. Mend it.');
     expect(error.cause).toBeUndefined();
+  });
+
+  it("makes a TypeError row a real TypeError, with the row's code, that is an AmbientError too", () => {
+    const error = errors.invalidArgument('pump(fn)', 'a function', 42);
+    expect(error.constructor).toBe(TypeError);
+    expect(error).toBeInstanceOf(AmbientError);
+    expect(error.code).toBe('ERR_AMBIENT_TEST_INVALID_OPTION');
+    expect(error.message).toBe('pump(fn): expected a function, received number 42.');
   });
 
   it('passes a cause given as the last argument through', () => {

@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import { loadedCopies } from '@ambient/core/adapter';
+import { loadedCopies } from '@ambient/core/internal';
 
 /** A stack as a report shows it, and its first frame outside Ambient: the code that did what is reported. */
 export interface CallSite {

@@ -1,13 +1,16 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { asyncContextImplementation, loadedCopies } from '@ambient/core/adapter';
+import { asyncContextImplementation, loadedCopies, sharedState } from '@ambient/core/internal';
 import type { Capabilities } from './reports.js';
 
 /** Where @ambient/drivers-context says what its active guard binds and patches (guard-drivers.ts). */
-const kGuarded = Symbol.for('@ambient/drivers-context.guarded');
+const drivers = sharedState<{ guard?: { channels?: unknown; patched?: unknown } }>(
+  '@ambient/drivers-context.guard',
+  () => ({}),
+);
 
 /** What this process runs on: the capability line's facts. */
 export function capabilities(): Capabilities {
-  const guarded = (globalThis as { [kGuarded]?: { channels?: unknown; patched?: unknown } })[kGuarded];
+  const guarded = drivers.guard;
   return {
     node: process.version,
     implementation: asyncContextImplementation(),

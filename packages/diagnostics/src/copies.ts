@@ -1,9 +1,9 @@
-import { loadedCopies, type CoreCopy } from '@ambient/core/adapter';
+import { loadedCopies, type CoreCopy } from '@ambient/core/internal';
 import type { Reporter } from './reporter.js';
 
 /**
- * Reports copies of @ambient/core that cannot work together: a different registry (they share no storage) or
- * a different major version (they share the storage, not the API around it). Checked when diagnostics start and
+ * Reports copies of @ambient/core that cannot work together: of different release lines, they share no storage
+ * (each warns as it loads, WARN_AMBIENT_INCOMPATIBLE_COPY). Checked when diagnostics start and
  * as each request opens (a copy may load later, with the module that needs it); each set is reported once. An
  * entry that is not a copy's record (the list is a global anyone can write to) is left out.
  */
@@ -21,13 +21,7 @@ export function copiesWatcher(reporter: Reporter): () => void {
 
 function isCopy(value: unknown): value is CoreCopy {
   const copy = value as Partial<Record<keyof CoreCopy, unknown>> | null;
-  return (
-    typeof copy === 'object' &&
-    copy !== null &&
-    typeof copy.version === 'string' &&
-    typeof copy.path === 'string' &&
-    typeof copy.registry === 'string'
-  );
+  return typeof copy === 'object' && copy !== null && typeof copy.version === 'string' && typeof copy.path === 'string';
 }
 
 const major = (version: string): string => {
@@ -37,8 +31,5 @@ const major = (version: string): string => {
 };
 
 function compatible(copies: readonly CoreCopy[]): boolean {
-  return (
-    new Set(copies.map((copy) => copy.registry)).size <= 1 &&
-    new Set(copies.map((copy) => major(copy.version))).size <= 1
-  );
+  return new Set(copies.map((copy) => major(copy.version))).size <= 1;
 }

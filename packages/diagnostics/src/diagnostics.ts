@@ -1,5 +1,11 @@
 import { requestContext } from '@ambient/core';
-import { diagnosticsProbe, peekContext, setDiagnosticsProbe, type DiagnosticsProbe } from '@ambient/core/adapter';
+import {
+  diagnosticsProbe,
+  scopeObject,
+  setDiagnosticsProbe,
+  sharedState,
+  type DiagnosticsProbe,
+} from '@ambient/core/internal';
 import { capabilities } from './capabilities.js';
 import { copiesWatcher } from './copies.js';
 import { watchDriverChannels } from './driver-channels.js';
@@ -27,8 +33,9 @@ export interface Diagnostics {
  * The diagnostics that are on, whichever copy of this package switched them on: the ESM and CJS builds (an
  * `--import` and a later `require`) must not wrap the timers twice and report everything twice.
  */
-const kActive = Symbol.for('@ambient/diagnostics.active');
-const holder = globalThis as { [kActive]?: Diagnostics };
+const holder = sharedState<{ active: Diagnostics | undefined }>('@ambient/diagnostics.active', () => ({
+  active: undefined,
+}));
 
 /**
  * Switches diagnostics on for this process and reports, each as a process warning with a stable code and to
@@ -40,7 +47,7 @@ const holder = globalThis as { [kActive]?: Diagnostics };
  */
 export function enableDiagnostics(options?: DiagnosticsOptions): Diagnostics {
   const resolved = resolveOptions(options);
-  const active = holder[kActive];
+  const active = holder.active;
   if (active !== undefined) {
     if (options !== undefined) warnings.alreadyOn();
     return active;
@@ -50,7 +57,7 @@ export function enableDiagnostics(options?: DiagnosticsOptions): Diagnostics {
   const checkCopies = copiesWatcher(reporter);
   const boundary = (place: string, ownerRequestId: string | undefined): void => {
     // Crossed is another request's context; none at all is a lost context, which reads there report.
-    const found = peekContext(requestContext, 'requestId');
+    const found = scopeObject(requestContext)?.requestId;
     if (ownerRequestId === undefined || found === undefined || found === ownerRequestId) return;
     reporter.report({
       kind: 'crossed',
@@ -106,14 +113,14 @@ export function enableDiagnostics(options?: DiagnosticsOptions): Diagnostics {
       watched: retained.watched,
     }),
     disable() {
-      if (holder[kActive] !== diagnostics) return;
-      holder[kActive] = undefined;
+      if (holder.active !== diagnostics) return;
+      holder.active = undefined;
       reporter.stopped = true;
       if (diagnosticsProbe() === probe) setDiagnosticsProbe(replaced);
       for (const undo of undos.reverse()) undo();
     },
   };
-  holder[kActive] = diagnostics;
+  holder.active = diagnostics;
   return diagnostics;
 }
 
@@ -130,8 +137,8 @@ const off: DiagnosticsCounts = Object.freeze({
 });
 
 /** The counts of the diagnostics that are on, or zeros while they are off. */
-export function report(): DiagnosticsCounts {
-  return holder[kActive]?.report() ?? off;
+export function diagnosticsReport(): DiagnosticsCounts {
+  return holder.active?.report() ?? off;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { requestContext } from '@ambient/core';
-import { keptTracingChannel, peekContext } from '@ambient/core/adapter';
+import { keptTracingChannel, scopeObject } from '@ambient/core/internal';
 import type { Reporter } from './reporter.js';
 
 /**
@@ -13,7 +13,7 @@ import type { Reporter } from './reporter.js';
 const channels = ['mysql2:query', 'mysql2:execute', 'mysql2:pool:connect'];
 
 /** The current request's id, read without counting as a lost read where there is none. */
-const currentRequestId = (): string | undefined => peekContext(requestContext, 'requestId');
+const currentRequestId = (): string | undefined => scopeObject(requestContext)?.requestId;
 
 export function watchDriverChannels(reporter: Reporter): () => void {
   const callers = new WeakMap<object, string | undefined>();

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { captureContext, isAmbientStorage } from '@ambient/core/adapter';
+import { captureContext, isAmbientStorage } from '@ambient/core/internal';
 import { callSite } from './call-site.js';
 import type { Reporter } from './reporter.js';
 

@@ -2,10 +2,10 @@ import type { AmbientError } from '@ambient/core';
 import {
   defineErrors,
   defineWarnings,
-  optionErrorTemplates,
+  usageErrorTemplates,
   type CodesOf,
   type WarningCodesOf,
-} from '@ambient/core/adapter';
+} from '@ambient/core/internal';
 
 declare module '@ambient/core' {
   interface AmbientErrorCodes {
@@ -16,7 +16,7 @@ declare module '@ambient/core' {
 
 /** Every error @ambient/diagnostics throws. Match on `error.code`, never on the message. */
 export const errors = defineErrors({
-  ...optionErrorTemplates('ERR_AMBIENT_DIAGNOSTICS_INVALID_OPTION'),
+  ...usageErrorTemplates({ option: 'ERR_AMBIENT_DIAGNOSTICS_INVALID_OPTION' }),
   contextLost: {
     code: 'ERR_AMBIENT_CONTEXT_LOST',
     message: (context: string, site: string) =>

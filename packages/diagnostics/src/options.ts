@@ -1,4 +1,4 @@
-import { readOptions, rule, rules, type OptionShape } from '@ambient/core/adapter';
+import { readOptions, rule, rules, type OptionShape } from '@ambient/core/internal';
 import { errors } from './errors.js';
 import type { DiagnosticReport } from './reports.js';
 

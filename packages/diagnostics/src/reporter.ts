@@ -53,9 +53,7 @@ function emitWarning(report: DiagnosticReport): void {
     case 'enterWith':
       return warnings.rootEnterWith(report.site, report.stack);
     case 'copies':
-      return warnings.twoCopies(
-        report.copies.map((copy) => `  ${copy.version} at ${copy.path} (${copy.registry})`).join('\n'),
-      );
+      return warnings.twoCopies(report.copies.map((copy) => `  ${copy.version} at ${copy.path}`).join('\n'));
   }
 }
 

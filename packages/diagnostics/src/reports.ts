@@ -1,4 +1,4 @@
-import type { CoreCopy } from '@ambient/core/adapter';
+import type { CoreCopy } from '@ambient/core/internal';
 
 /** A timer armed inside a request and still pending after the request closed. */
 export interface PendingTimer {

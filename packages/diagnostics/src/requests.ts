@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { requestContext } from '@ambient/core';
-import { peekContext, scopeObject } from '@ambient/core/adapter';
+import { scopeObject } from '@ambient/core/internal';
 import { RetainedScopes, type WatchedRequest } from './retained.js';
 import { printable, type Reporter } from './reporter.js';
 import { stillPending, type ArmedTimer } from './timers.js';
@@ -100,7 +100,7 @@ export class OpenRequests {
   /** The pending-timer set of the open request whose scope is current, if diagnostics follow one. */
   timersOfCurrent(): Set<ArmedTimer> | undefined {
     if (this.open === 0) return undefined;
-    const requestId = peekContext(requestContext, 'requestId');
+    const requestId = scopeObject(requestContext)?.requestId;
     if (requestId === undefined || !this.#openIds.has(requestId)) return undefined;
     let timers = this.#armedBy.get(requestId);
     if (timers === undefined) this.#armedBy.set(requestId, (timers = new Set()));

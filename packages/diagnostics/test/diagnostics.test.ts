@@ -4,8 +4,8 @@ import { once } from 'node:events';
 import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
 import { requestContext, Snapshot } from '@ambient/core';
-import { diagnosticsProbe } from '@ambient/core/adapter';
-import { enableDiagnostics, report, type DiagnosticReport } from '@ambient/diagnostics';
+import { diagnosticsProbe, loadedCopies, sharedState } from '@ambient/core/internal';
+import { enableDiagnostics, diagnosticsReport, type DiagnosticReport } from '@ambient/diagnostics';
 import { httpContext } from '@ambient/http-context';
 import { diagnosticsFromEnvironment } from '../src/diagnostics.js';
 
@@ -67,7 +67,7 @@ describe('enableDiagnostics()', () => {
     expect(diagnosticsProbe()).toBeDefined();
     expect(globalThis.setTimeout).not.toBe(timers[0]);
     expect(AsyncLocalStorage.prototype.enterWith).not.toBe(enterWith);
-    expect(report()).toEqual(diagnostics.report());
+    expect(diagnosticsReport()).toEqual(diagnostics.report());
     diagnostics.disable();
     diagnostics.disable();
     expect(diagnosticsProbe()).toBeUndefined();
@@ -75,7 +75,7 @@ describe('enableDiagnostics()', () => {
       timers,
     );
     expect(AsyncLocalStorage.prototype.enterWith).toBe(enterWith);
-    expect(report()).toEqual({
+    expect(diagnosticsReport()).toEqual({
       lost: 0,
       crossed: 0,
       retained: 0,
@@ -116,10 +116,9 @@ describe('enableDiagnostics()', () => {
     }
   });
 
-  it('the capability line names what the driver guard binds and patches, read from its registered marker', () => {
-    const kGuarded = Symbol.for('@ambient/drivers-context.guarded');
-    const holder = globalThis as { [kGuarded]?: unknown };
-    holder[kGuarded] = { channels: ['mysql2:query', 42], patched: ['pg Pool#query'] };
+  it('the capability line names what the driver guard binds and patches, read from its shared state', () => {
+    const holder = sharedState<{ guard?: unknown }>('@ambient/drivers-context.guard', () => ({}));
+    holder.guard = { channels: ['mysql2:query', 42], patched: ['pg Pool#query'] };
     try {
       const { reports } = collecting();
       expect(reports[0]).toMatchObject({
@@ -127,7 +126,7 @@ describe('enableDiagnostics()', () => {
         capabilities: { guardedChannels: ['mysql2:query'], patchedMethods: ['pg Pool#query'] },
       });
     } finally {
-      holder[kGuarded] = undefined;
+      holder.guard = undefined;
     }
   });
 
@@ -218,7 +217,7 @@ describe('reports', () => {
         foundRequestId: 'B',
       },
     ]);
-    expect(report().crossed).toBe(1);
+    expect(diagnosticsReport().crossed).toBe(1);
   });
 
   it('crossed: a mysql2 channel callback that runs in another request than the one that made the call', () => {
@@ -337,8 +336,7 @@ describe('reports', () => {
     'every kind reaches process.emitWarning with its code; a scope kept past a full collection is retained',
     async () => {
       const emitted = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
-      const kCopies = Symbol.for('@ambient/core.copies');
-      const copies = (globalThis as unknown as Record<symbol, object[]>)[kCopies]!;
+      const copies = loadedCopies() as object[];
       const before = copies.length;
       const kept: Snapshot[] = [];
       const intervals: NodeJS.Timeout[] = [];
@@ -354,10 +352,10 @@ describe('reports', () => {
           }
           queue.push(() => res.end(String(requestContext.get('requestId'))));
         });
-        // A same-major copy is compatible; another major is not.
-        copies.push({ version: '0.1.9', path: '/elsewhere/a', registry: '@ambient/core.registry.v1' });
+        // A copy of the same release line is compatible; one of another line is not.
+        copies.push({ version: '0.1.9', path: '/elsewhere/a' });
         await request('free');
-        copies.push({ version: '2.0.0', path: '/elsewhere/b', registry: '@ambient/core.registry.v2' });
+        copies.push({ version: '2.0.0', path: '/elsewhere/b' });
         await request('kept');
         new AsyncLocalStorage<string>().enterWith('root');
         requestContext.run({ requestId: 'other' }, () => diagnosticsProbe()!.boundary('a test boundary', 'owner-1'));

@@ -8,11 +8,11 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import * as esm from '@ambient/core';
-import * as esmAdapter from '@ambient/core/adapter';
+import * as esmInternal from '@ambient/core/internal';
 
 const require = createRequire(import.meta.url);
 const cjs = require('@ambient/core');
-const cjsAdapter = require('@ambient/core/adapter');
+const cjsInternal = require('@ambient/core/internal');
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 test('the ESM and the CJS build are different modules', () => {
@@ -20,17 +20,17 @@ test('the ESM and the CJS build are different modules', () => {
   assert.match(require.resolve('@ambient/core'), /cjs[/\\]index\.js$/);
 });
 
-test('the adapter entry of each build shares its build, and every copy shares the trace source', () => {
-  assert.match(require.resolve('@ambient/core/adapter'), /cjs[/\\]adapter\.js$/);
-  const errors = cjsAdapter.defineErrors({
+test('the internal entry of each build shares its build, and every copy shares the trace source', () => {
+  assert.match(require.resolve('@ambient/core/internal'), /cjs[/\\]internal\.js$/);
+  const errors = cjsInternal.defineErrors({
     broken: { code: 'ERR_AMBIENT_NO_SCOPE', message: () => 'broken' },
   });
   assert.ok(errors.broken() instanceof esm.AmbientError);
-  esmAdapter.setTraceSource(() => ({ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) }));
+  esmInternal.setTraceSource(() => ({ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) }));
   try {
     cjs.requestContext.run({ requestId: 'r' }, () => assert.equal(esm.requestContext.get('spanId'), 'b'.repeat(16)));
   } finally {
-    esmAdapter.setTraceSource(undefined);
+    esmInternal.setTraceSource(undefined);
   }
 });
 

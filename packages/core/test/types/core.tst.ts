@@ -13,7 +13,7 @@ import {
   type Context,
   type RequestStore,
 } from '@ambient/core';
-import { applyInCapturedContext, captureContext, captureWith, type CapturedContext } from '@ambient/core/adapter';
+import { runInCapturedContext, captureContext, captureWith, type CapturedContext } from '@ambient/core/internal';
 
 declare module '@ambient/core' {
   interface RequestStore {
@@ -135,16 +135,16 @@ test("AmbientError's code is core's closed union unless a package names its own"
   expect(AmbientError<'ERR_PACKAGE_CODE'>).type.not.toBeConstructableWith('ERR_AMBIENT_NO_SCOPE', 'm');
 });
 
-test('applyInCapturedContext checks the this and the arguments against the function', () => {
+test('runInCapturedContext checks the this and the arguments against the function', () => {
   const captured = captureContext();
   const double = (n: number) => n * 2;
-  expect(applyInCapturedContext(captured, double, undefined, [2])).type.toBe<number>();
-  expect(applyInCapturedContext).type.not.toBeCallableWith(captured, double, undefined, ['x']);
+  expect(runInCapturedContext(captured, double, undefined, [2])).type.toBe<number>();
+  expect(runInCapturedContext).type.not.toBeCallableWith(captured, double, undefined, ['x']);
   function named(this: { name: string }) {
     return this.name;
   }
-  expect(applyInCapturedContext).type.toBeCallableWith(captured, named, { name: 'a' }, []);
-  expect(applyInCapturedContext).type.not.toBeCallableWith(captured, named, { other: 1 }, []);
+  expect(runInCapturedContext).type.toBeCallableWith(captured, named, { name: 'a' }, []);
+  expect(runInCapturedContext).type.not.toBeCallableWith(captured, named, { other: 1 }, []);
   expect(captureWith(new Variable<string>(), 'x')).type.toBe<CapturedContext>();
   expect(captureWith).type.not.toBeCallableWith(new Variable<string>(), 42);
 });

@@ -4,13 +4,13 @@ import {
   bindFirstCall,
   defineErrors,
   defineWarnings,
-  optionErrorTemplates,
+  usageErrorTemplates,
   readOptions,
   rules,
   type CodesOf,
   type OptionShape,
   type WarningCodesOf,
-} from '@ambient/core/adapter';
+} from '@ambient/core/internal';
 
 declare module '@ambient/core' {
   interface AmbientErrorCodes {
@@ -21,7 +21,7 @@ declare module '@ambient/core' {
 
 const errors = defineErrors({
   closed: { code: 'ERR_AMBIENT_QUEUE_CLOSED', message: (name: string, retries: number) => `${name} ${retries}` },
-  ...optionErrorTemplates('ERR_AMBIENT_QUEUE_INVALID_OPTION'),
+  ...usageErrorTemplates({ option: 'ERR_AMBIENT_QUEUE_INVALID_OPTION' }),
 });
 
 test('each factory takes its template arguments, optionally a cause, and returns its own code', () => {

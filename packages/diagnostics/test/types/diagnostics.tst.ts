@@ -1,7 +1,7 @@
 import { expect, test } from 'tstyche';
 import {
   enableDiagnostics,
-  report,
+  diagnosticsReport,
   type Diagnostics,
   type DiagnosticReport,
   type DiagnosticsCounts,
@@ -14,7 +14,7 @@ test('enableDiagnostics takes checked options and returns a handle', () => {
   ).type.toBe<Diagnostics>();
   expect(enableDiagnostics).type.not.toBeCallableWith({ strict: 'yes' });
   expect(enableDiagnostics).type.not.toBeCallableWith({ verbose: true });
-  expect(report()).type.toBe<DiagnosticsCounts>();
+  expect(diagnosticsReport()).type.toBe<DiagnosticsCounts>();
 });
 
 test('a report is told apart by its kind', () => {

@@ -1,0 +1,103 @@
+import { readOptions, rules, type OptionShape } from '@ambient/core/internal';
+import { readCarrier, runJob, type JobRun } from '@ambient/correlation';
+import { registeredOpenTelemetry } from '@ambient/correlation/internal';
+import { errors } from './errors.js';
+
+/** The parts of an amqplib ConsumeMessage this package reads. */
+export interface ConsumeMessageLike {
+  readonly fields: { readonly routingKey?: string; readonly redelivered?: boolean; readonly exchange?: string };
+  readonly properties: { readonly headers?: Record<string, unknown> | undefined; readonly messageId?: unknown };
+}
+
+export interface ConsumeHandlerOptions {
+  /** The queue consumed from, for the run's `job.queue`. */
+  queue?: string;
+  /** The run's `job.name`; default: the message's routing key, else the queue. */
+  name?: string;
+  /**
+   * Do not continue the publisher's trace (fan-out consumers): the run gets none of its trace ids, only its
+   * causation and correlation ids. consumeHandler starts no span, so no OpenTelemetry link is made either.
+   */
+  link?: boolean;
+  /** Makes each run's request id; default: a time-ordered UUIDv7. */
+  generateRequestId?: () => string;
+}
+
+const optionShape: OptionShape<ConsumeHandlerOptions> = {
+  queue: rules.string,
+  name: rules.nonEmptyString,
+  link: rules.boolean,
+  generateRequestId: rules.function('() => string'),
+};
+
+/**
+ * `handler`, made to handle each message in a fresh requestContext scope (runJob): a new request id, the
+ * publisher's request as `causationId`, the chain's `correlationId`, the publisher's trace, and
+ * `job: { name, id (messageId), system: 'amqp', queue, attempt }`. Everything the handler does runs there:
+ * its awaits, `channel.ack`/`nack`, its errors. A span of the message's trace that an instrumentation made active
+ * around the callback (@opentelemetry/instrumentation-amqplib's consumer span) stays active in the run. Headers
+ * that are missing or fail their checks (a message from a plain client, by hand) give a fresh chain; nothing
+ * unchecked is logged. `null` (the broker cancelled the consumer) reaches the handler as it is, outside any scope.
+ *
+ *     await channel.consume('mail', consumeHandler(async (msg) => { …; channel.ack(msg!); }, { queue: 'mail' }));
+ */
+export function consumeHandler<M extends ConsumeMessageLike, R>(
+  handler: (message: M | null) => R,
+  options?: ConsumeHandlerOptions,
+): (message: M | null) => R {
+  const where = 'consumeHandler(handler, options)';
+  if (typeof handler !== 'function') throw errors.invalidArgument(where, 'a function (message) => unknown', handler);
+  const given = readOptions<ConsumeHandlerOptions>(options, optionShape, { where, errors });
+  return (message) => {
+    if (message === null || typeof message !== 'object') return handler(message);
+    const { fields, properties } = message;
+    const name = given.name ?? nonEmpty(fields?.routingKey) ?? nonEmpty(given.queue) ?? 'message';
+    const messageId = properties?.messageId;
+    const attempt = attemptOf(properties?.headers, fields?.redelivered);
+    const carried = readCarrier(properties?.headers);
+    const run: JobRun = { name, system: 'amqp', carrier: carried };
+    if (typeof messageId === 'string') run.id = messageId;
+    if (given.queue !== undefined) run.queue = given.queue;
+    if (attempt !== undefined) run.attempt = attempt;
+    if (given.link !== undefined) run.link = given.link;
+    if (given.generateRequestId !== undefined) run.generateRequestId = given.generateRequestId;
+    // The run opens from the root, which would drop the consumer span an instrumentation made active around this
+    // callback (@opentelemetry/instrumentation-amqplib): it is entered again inside, when it continues the trace.
+    const traceId = given.link === true ? undefined : carried.traceParent?.traceId;
+    const enterSpan = traceId === undefined ? undefined : activeSpanOfTrace(traceId);
+    return runJob(run, enterSpan === undefined ? () => handler(message) : () => enterSpan(() => handler(message)));
+  };
+}
+
+/** Runs `fn` with the span kept active again. */
+type EnterSpan = <R>(fn: () => R) => R;
+
+/**
+ * The span active now, if it belongs to the trace `traceId` (the message's traceparent): the instrumentation's
+ * consumer span continues the producer's trace. A span of any other trace is whatever was active where the
+ * connection was opened (a request that connected lazily), and must not leak into every run.
+ */
+function activeSpanOfTrace(traceId: string): EnterSpan | undefined {
+  const otel = registeredOpenTelemetry();
+  if (otel === undefined) return undefined;
+  // Context values are opaque: whatever sits under the span key is checked before it is trusted as a span.
+  const span = otel.spanOf(otel.active());
+  if (typeof span?.spanContext !== 'function' || span.spanContext().traceId !== traceId) return undefined;
+  // Inside the run the active context is the root's (AmbientContextManager) or still the caller's (a manager of
+  // its own): either way, with this span on it.
+  return (fn) => otel.with(otel.withSpan(otel.active(), span), fn);
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * RabbitMQ counts deliveries of quorum-queue messages in `x-delivery-count` (0 on the first); classic queues say
+ * only whether a message was delivered before. The attempt is given where it is known.
+ */
+function attemptOf(headers: Record<string, unknown> | undefined, redelivered: boolean | undefined): number | undefined {
+  const count = headers?.['x-delivery-count'];
+  if (typeof count === 'number' && Number.isInteger(count) && count >= 0) return count + 1;
+  return redelivered === false ? 1 : undefined;
+}

@@ -1,0 +1,246 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { fileURLToPath } from 'node:url';
+import { version } from './version.js';
+
+/**
+ * The values of every Variable and Context in one async flow, indexed by slot. A frame is never changed once
+ * entered: a write makes a new one, so continuations that captured the old one keep what they had.
+ */
+export type Frame = readonly unknown[];
+
+/** The one storage cell: Node's AsyncLocalStorage, or an adapter over globalThis.AsyncContext. */
+export interface FrameStorage {
+  getStore(): Frame | undefined;
+  run<R, A extends unknown[]>(frame: Frame, fn: (...args: A) => R, ...args: A): R;
+  enterWith(frame: Frame): void;
+}
+
+/** Calls `fn(...args)` (`this` undefined) with `frame` current, and restores the caller's when it returns or throws. */
+export type RunWithFrame = <R, A extends unknown[]>(frame: Frame, fn: (...args: A) => R, ...args: A) => R;
+
+/**
+ * How context propagates: Node's async_hooks-based AsyncLocalStorage (Node 20 and 22, or 24+ with
+ * --no-async-context-frame), AsyncContextFrame (Node 24+), or a native or polyfilled AsyncContext.
+ */
+export type Implementation = 'async_hooks' | 'AsyncContextFrame' | 'AsyncContext';
+
+/** A copy of @ambient/core loaded in this process. */
+export interface CoreCopy {
+  readonly version: string;
+  /** The installed package's folder (the ESM and CJS builds of one install are one copy). */
+  readonly path: string;
+}
+
+/**
+ * What @ambient/diagnostics listens with while it is on (one probe per process). Off, each place that would
+ * report reads one field and goes on.
+ */
+export interface DiagnosticsProbe {
+  /** A read of `context` (its name) found no scope of it. */
+  readonly missedRead: (context: string) => void;
+  /** An HTTP request's scope has opened (called inside it); `res` closing ends it. */
+  readonly requestOpened: (req: object, res: object, requestId: string) => void;
+  /** At `place`, code that belongs to `ownerRequestId` runs: the current scope must be that request's. */
+  readonly boundary: (place: string, ownerRequestId: string | undefined) => void;
+}
+
+/**
+ * Everything the copies of @ambient/core in a process share (its ESM and CJS builds, duplicate installs), kept
+ * under one versioned key as OpenTelemetry's API keeps its globals (api/src/internal/global-utils.ts). Every
+ * other piece of cross-copy state, Ambient's other packages' included, lives in `shared`.
+ */
+interface Registry {
+  /** The version of the copy that made it: a copy joins it only on the same release line. */
+  readonly version: string;
+  /** Every copy loaded, whether it joined this registry or not. */
+  readonly copies: CoreCopy[];
+  readonly implementation: Implementation;
+  readonly storage: FrameStorage;
+  readonly runWithFrame: RunWithFrame;
+  /** Held in a slot on purpose, so that `run(undefined, fn)` hides an outer value and the default. */
+  readonly undefinedValue: symbol;
+  /** Carried by every error of every copy, so that `instanceof AmbientError` holds across them. */
+  readonly errorBrand: symbol;
+  /** Marks an emitter (or prototype) whose listener methods bindEmitter replaced. */
+  readonly boundEmitter: symbol;
+  /** The slot of each Context, for the internal readers of a context that another copy made. */
+  readonly contextSlots: WeakMap<object, number>;
+  nextSlot: number;
+  readonly shared: Map<string, unknown>;
+  probe: DiagnosticsProbe | undefined;
+}
+
+const kRegistry = Symbol.for('@ambient/core.registry.v1');
+
+interface AsyncContextNamespace {
+  Variable: new <T>(options?: { name?: string }) => {
+    get(): T | undefined;
+    run<R, A extends unknown[]>(value: T, fn: (...args: A) => R, ...args: A): R;
+  };
+}
+
+function createRegistry(copies: CoreCopy[]): Registry {
+  return {
+    version,
+    copies,
+    ...createCell(),
+    undefinedValue: Symbol('ambient.undefined'),
+    errorBrand: Symbol('ambient.error'),
+    boundEmitter: Symbol('ambient.boundEmitter'),
+    contextSlots: new WeakMap(),
+    nextSlot: 0,
+    shared: new Map(),
+    probe: undefined,
+  };
+}
+
+type Cell = Pick<Registry, 'implementation' | 'storage' | 'runWithFrame'>;
+
+function createCell(): Cell {
+  const asyncContext = (globalThis as { AsyncContext?: Partial<AsyncContextNamespace> }).AsyncContext;
+  if (typeof asyncContext?.Variable === 'function') {
+    const variable = new asyncContext.Variable<Frame>({ name: 'ambient' });
+    return {
+      implementation: 'AsyncContext',
+      storage: {
+        getStore: () => variable.get(),
+        run: (frame, fn, ...args) => variable.run(frame, fn, ...args),
+        enterWith: () => {
+          throw new TypeError('AsyncContext has no way to change a value in place');
+        },
+      },
+      runWithFrame: (frame, fn, ...args) =>
+        variable.run(frame, Reflect.apply, fn, undefined, args) as ReturnType<typeof fn>,
+    };
+  }
+  const storage = new AsyncLocalStorage<Frame>();
+  if (hasPerInstanceSlots(storage)) {
+    return {
+      implementation: 'async_hooks',
+      storage,
+      // Only this instance's slot changes, so entering in place and restoring in `finally` is run()'s behaviour
+      // at less cost, beside other AsyncLocalStorage instances too.
+      runWithFrame(frame, fn, ...args) {
+        const prior = storage.getStore();
+        storage.enterWith(frame);
+        try {
+          return fn(...args);
+        } finally {
+          storage.enterWith(prior as Frame);
+        }
+      },
+    };
+  }
+  // One frame shared by every instance: only run() also restores what other libraries entered inside `fn`.
+  return {
+    implementation: 'AsyncContextFrame',
+    storage,
+    runWithFrame: (frame, fn, ...args) =>
+      storage.run(frame, Reflect.apply, fn, undefined, args) as ReturnType<typeof fn>,
+  };
+}
+
+/**
+ * Does this AsyncLocalStorage keep its value in a slot of its own on each async resource (async_hooks), rather
+ * than in one frame shared by every instance (AsyncContextFrame, nodejs/node#55552)? Told by the async_hooks
+ * implementation's own fields; anything unrecognised takes run(), which is always correct.
+ */
+function hasPerInstanceSlots(storage: AsyncLocalStorage<Frame>): boolean {
+  const internals = storage as unknown as { kResourceStore?: unknown; _propagate?: unknown };
+  return typeof internals.kResourceStore === 'symbol' && typeof internals._propagate === 'function';
+}
+
+/** Can copies of these versions share a registry? The same major, and for 0.x the same minor. */
+function sameLine(a: string, b: string): boolean {
+  const [aMajor, aMinor] = a.split('.');
+  const [bMajor, bMinor] = b.split('.');
+  return aMajor === bMajor && (aMajor !== '0' || aMinor === bMinor);
+}
+
+function isRegistry(value: unknown): value is Registry {
+  const candidate = value as Partial<Registry> | undefined;
+  return typeof candidate?.version === 'string' && Array.isArray(candidate.copies);
+}
+
+/** The folder of the package this module was loaded from, read off a stack trace (ESM or CommonJS alike). */
+function packageFolder(stack: string | undefined): string {
+  const at = /\(?((?:file:\/\/\/?)?(?:\/|[A-Za-z]:[\\/])[^():]*?)(?::\d+){2}\)?/.exec(stack?.split('\n')[1] ?? '')?.[1];
+  if (at === undefined) return 'unknown';
+  const file = at.startsWith('file://') ? fileURLToPath(at) : at;
+  return file.replace(/[/\\](?:dist[/\\](?:esm|cjs)|src)[/\\]registry\.[cm]?[jt]s$/, '');
+}
+
+const holder = globalThis as { [kRegistry]?: unknown };
+const found = holder[kRegistry];
+const thisCopy: CoreCopy = Object.freeze({ version, path: packageFolder(new Error().stack) });
+
+/** The copy whose registry this one found and could not join: version-check.ts warns about it. */
+export const incompatibleCopy: CoreCopy | undefined =
+  found === undefined
+    ? undefined
+    : !isRegistry(found)
+      ? { version: 'unknown', path: 'unknown' }
+      : sameLine(found.version, version)
+        ? undefined
+        : (found.copies[0] ?? { version: found.version, path: 'unknown' });
+
+const registry: Registry =
+  found === undefined
+    ? (holder[kRegistry] = createRegistry([]))
+    : incompatibleCopy === undefined
+      ? (found as Registry)
+      : createRegistry(isRegistry(found) ? found.copies : []);
+if (!registry.copies.some((copy) => copy.path === thisCopy.path && copy.version === thisCopy.version)) {
+  registry.copies.push(thisCopy);
+}
+
+export const { storage, runWithFrame, implementation, undefinedValue, errorBrand, boundEmitter } = registry;
+
+/** A new slot in every frame, for a Variable or a Context. Slots are never reused. */
+export function allocateSlot(): number {
+  return registry.nextSlot++;
+}
+
+/** Records a Context's slot, for scopeObject(). */
+export function registerContextSlot(context: object, slot: number): void {
+  registry.contextSlots.set(context, slot);
+}
+
+/** The slot of a Context made by any copy that shares this registry. */
+export function contextSlot(context: object): number | undefined {
+  return registry.contextSlots.get(context);
+}
+
+/** A copy of `frame` with `slot` holding `value`. */
+export function frameWith(frame: Frame | undefined, slot: number, value: unknown): Frame {
+  const next = frame === undefined ? [] : frame.slice();
+  next[slot] = value;
+  return next;
+}
+
+/**
+ * The state registered under `key` by whichever copy got there first, for every Ambient package whose state
+ * must be one per process (a guard installed once, a tracer registered through one copy and read through
+ * another). Keys are the owning package's name and a word: `@ambient/drivers-context.guard`.
+ */
+export function sharedState<T>(key: string, create: () => T): T {
+  if (!registry.shared.has(key)) registry.shared.set(key, create());
+  return registry.shared.get(key) as T;
+}
+
+/** The diagnostics probe, while @ambient/diagnostics is on. */
+export function diagnosticsProbe(): DiagnosticsProbe | undefined {
+  return registry.probe;
+}
+
+/** Installs (or, with `undefined`, removes) the process's diagnostics probe; returns the one it replaced. */
+export function setDiagnosticsProbe(probe: DiagnosticsProbe | undefined): DiagnosticsProbe | undefined {
+  const previous = registry.probe;
+  registry.probe = probe;
+  return previous;
+}
+
+/** Every copy of @ambient/core loaded in this process so far, first first. */
+export function loadedCopies(): readonly CoreCopy[] {
+  return registry.copies;
+}

@@ -1,0 +1,14 @@
+/**
+ * `@ambient/correlation/internal`: what Ambient's broker packages share beyond the public rules. Every export is
+ * @internal and exempt from semver. Applications import `@ambient/correlation`.
+ * @packageDocumentation
+ */
+/** @internal */
+export {
+  registeredOpenTelemetry,
+  type OtelContext,
+  type OtelSpan,
+  type OtelSpanContext,
+  type OtelTracer,
+  type RegisteredOpenTelemetry,
+} from './opentelemetry-globals.js';

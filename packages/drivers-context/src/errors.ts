@@ -1,0 +1,36 @@
+import type { AmbientError } from '@ambient/core';
+import { defineErrors, defineWarnings, usageErrorTemplates, type CodesOf } from '@ambient/core/internal';
+
+declare module '@ambient/core' {
+  interface AmbientErrorCodes {
+    ERR_AMBIENT_DRIVERS_INVALID_OPTION: true;
+    ERR_AMBIENT_DRIVERS_INVALID_ARGUMENT: true;
+    ERR_AMBIENT_DRIVERS_ALREADY_GUARDED: true;
+  }
+}
+
+/** Every error @ambient/drivers-context throws. Match on `error.code`, never on the message. */
+export const errors = defineErrors({
+  ...usageErrorTemplates({
+    argument: 'ERR_AMBIENT_DRIVERS_INVALID_ARGUMENT',
+    option: 'ERR_AMBIENT_DRIVERS_INVALID_OPTION',
+  }),
+  alreadyGuarded: {
+    code: 'ERR_AMBIENT_DRIVERS_ALREADY_GUARDED',
+    message: () =>
+      'guardDrivers() is already on in this process: call dispose() on the guard it returned before guarding ' +
+      'again with other options.',
+  },
+});
+
+/** Every warning @ambient/drivers-context emits (`process.on('warning')`, type `AmbientWarning`). */
+export const warnings = defineWarnings({
+  queryListenerThrew: {
+    code: 'WARN_AMBIENT_DRIVERS_QUERY_LISTENER_THREW',
+    once: true,
+    message: (reason: string) => `the onQuery listener threw (${reason}); the query itself is unaffected.`,
+  },
+});
+
+export type DriversContextErrorCode = CodesOf<typeof errors>;
+export type DriversContextError = AmbientError<DriversContextErrorCode>;

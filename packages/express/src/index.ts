@@ -1,3 +1,0 @@
-export { expressContext, type ExpressContextOptions } from './express-context.js';
-export { requestContext, type RequestStore } from '@ambient/core';
-export { isValidRequestId, uuidv7, type PropagationOptions } from '@ambient/http-context';

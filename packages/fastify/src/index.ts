@@ -1,4 +1,0 @@
-export { fastifyContext, type FastifyContextOptions } from './fastify-context.js';
-export type { FastifyContextError, FastifyContextErrorCode, FastifyContextWarningCode } from './errors.js';
-export { requestContext, type RequestStore } from '@ambient/core';
-export { isValidRequestId, uuidv7, type PropagationOptions } from '@ambient/http-context';

@@ -1,0 +1,33 @@
+import type { AmbientError } from '@ambient/core';
+import {
+  defineErrors,
+  defineWarnings,
+  usageErrorTemplates,
+  type CodesOf,
+  type WarningCodesOf,
+} from '@ambient/core/internal';
+
+declare module '@ambient/core' {
+  interface AmbientErrorCodes {
+    ERR_AMBIENT_HTTP_INVALID_OPTION: true;
+    ERR_AMBIENT_HTTP_INVALID_ARGUMENT: true;
+  }
+}
+
+/** Every error @ambient/http-context throws. Match on `error.code`, never on the message. */
+export const errors = defineErrors({
+  ...usageErrorTemplates({ argument: 'ERR_AMBIENT_HTTP_INVALID_ARGUMENT', option: 'ERR_AMBIENT_HTTP_INVALID_OPTION' }),
+});
+
+/** Every warning @ambient/http-context emits (`process.on('warning')`, type `AmbientWarning`). */
+export const warnings = defineWarnings({
+  badGeneratedId: {
+    code: 'WARN_AMBIENT_HTTP_BAD_GENERATED_ID',
+    once: true,
+    message: (received: string) => `generateRequestId returned ${received}; using a UUIDv7 instead.`,
+  },
+});
+
+export type HttpContextErrorCode = CodesOf<typeof errors>;
+export type HttpContextError = AmbientError<HttpContextErrorCode>;
+export type HttpContextWarningCode = WarningCodesOf<typeof warnings>;

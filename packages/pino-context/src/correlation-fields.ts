@@ -1,0 +1,89 @@
+import { requestContext, type RequestStore } from '@ambient/core';
+import { activeTrace, readOptions, rule, scopeObject, type OptionShape } from '@ambient/core/internal';
+import { errors } from './errors.js';
+
+/** Where each correlation value goes in a log line; `false` leaves it out. */
+export interface CorrelationFieldNames {
+  /** Default `requestId`. */
+  requestId?: string | false;
+  /** Default `traceId`. */
+  traceId?: string | false;
+  /** Default `spanId`. */
+  spanId?: string | false;
+  /** The request id of the request or job that caused this one; default `causationId`. */
+  causationId?: string | false;
+  /** The id of the whole chain of requests and jobs; default `correlationId`. */
+  correlationId?: string | false;
+  /** Inside a job run: `{ name, id, system, queue, attempt }`; default `job`. */
+  job?: string | false;
+}
+
+export type ResolvedFieldNames = { readonly [K in keyof CorrelationFieldNames]-?: string | false };
+
+const defaults: ResolvedFieldNames = {
+  requestId: 'requestId',
+  traceId: 'traceId',
+  spanId: 'spanId',
+  causationId: 'causationId',
+  correlationId: 'correlationId',
+  job: 'job',
+};
+
+const fieldName = rule(
+  'a non-empty string or false',
+  (value): value is string | false => value === false || (typeof value === 'string' && value.length > 0),
+);
+const fieldNames: OptionShape<CorrelationFieldNames> = {
+  requestId: fieldName,
+  traceId: fieldName,
+  spanId: fieldName,
+  causationId: fieldName,
+  correlationId: fieldName,
+  job: fieldName,
+};
+
+/** The `fields` option of correlationMixin() and requestLogger(), checked, with the defaults filled in. */
+export function resolveFieldNames(fields: CorrelationFieldNames | undefined, where: string): ResolvedFieldNames {
+  if (fields === undefined) return defaults;
+  const given = readOptions(fields, fieldNames, { where, errors, path: 'fields' });
+  return {
+    requestId: given.requestId ?? defaults.requestId,
+    traceId: given.traceId ?? defaults.traceId,
+    spanId: given.spanId ?? defaults.spanId,
+    causationId: given.causationId ?? defaults.causationId,
+    correlationId: given.correlationId ?? defaults.correlationId,
+    job: given.job ?? defaults.job,
+  };
+}
+
+/**
+ * The current request's (or job run's) correlation values under their configured names, or `undefined` outside
+ * any scope: the values requestContext.get reports (the active span's trace where a tracer reports one), read
+ * with one lookup of the scope and one of the span for the whole line.
+ */
+export function correlationFields(names: ResolvedFieldNames): Record<string, unknown> | undefined {
+  const scope: Partial<RequestStore> | undefined = scopeObject(requestContext);
+  if (scope === undefined) {
+    // A line logged outside any scope: read through requestContext, so that @ambient/diagnostics, when on,
+    // reports the lost context at the log call.
+    requestContext.get('requestId');
+    return undefined;
+  }
+  const trace = activeTrace();
+  const requestId = scope.requestId;
+  const traceId = trace === undefined ? scope.traceId : trace.traceId;
+  if (requestId === undefined && traceId === undefined) return undefined;
+  const fields: Record<string, unknown> = {};
+  if (names.requestId !== false && requestId !== undefined) fields[names.requestId] = requestId;
+  if (names.traceId !== false && traceId !== undefined) fields[names.traceId] = traceId;
+  if (names.spanId !== false) {
+    const spanId = trace === undefined ? scope.spanId : trace.spanId;
+    if (spanId !== undefined) fields[names.spanId] = spanId;
+  }
+  if (names.causationId !== false && scope.causationId !== undefined) fields[names.causationId] = scope.causationId;
+  if (names.correlationId !== false && scope.correlationId !== undefined) {
+    fields[names.correlationId] = scope.correlationId;
+  }
+  if (names.job !== false && scope.job !== undefined) fields[names.job] = scope.job;
+  return fields;
+}

@@ -1,0 +1,35 @@
+import type { AmbientError } from '@ambient/core';
+import {
+  defineErrors,
+  defineWarnings,
+  usageErrorTemplates,
+  type CodesOf,
+  type WarningCodesOf,
+} from '@ambient/core/internal';
+
+declare module '@ambient/core' {
+  interface AmbientErrorCodes {
+    ERR_AMBIENT_PINO_INVALID_OPTION: true;
+    ERR_AMBIENT_PINO_INVALID_ARGUMENT: true;
+  }
+}
+
+/** Every error @ambient/pino-context throws. Match on `error.code`, never on the message. */
+export const errors = defineErrors({
+  ...usageErrorTemplates({ argument: 'ERR_AMBIENT_PINO_INVALID_ARGUMENT', option: 'ERR_AMBIENT_PINO_INVALID_OPTION' }),
+});
+
+/** Every warning @ambient/pino-context emits (`process.on('warning')`, type `AmbientWarning`). */
+export const warnings = defineWarnings({
+  pinoHttpOutsideScope: {
+    code: 'WARN_AMBIENT_PINO_HTTP_OUTSIDE_SCOPE',
+    once: true,
+    message: () =>
+      "pino-http asked for a request id outside any request scope, so its ids will not match Ambient's. " +
+      'Mount the Ambient adapter (expressContext(), koaContext(), ...) before pino-http.',
+  },
+});
+
+export type PinoContextErrorCode = CodesOf<typeof errors>;
+export type PinoContextError = AmbientError<PinoContextErrorCode>;
+export type PinoContextWarningCode = WarningCodesOf<typeof warnings>;

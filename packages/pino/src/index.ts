@@ -1,6 +1,0 @@
-export { correlationMixin, type CorrelationMixinOptions, type MixinFunction } from './correlation-mixin.js';
-export type { CorrelationFieldNames } from './correlation-fields.js';
-export { requestLogger, type ChildLogger, type RequestLoggerOptions } from './request-logger.js';
-export { genReqId } from './pino-http.js';
-export type { PinoContextError, PinoContextErrorCode, PinoContextWarningCode } from './errors.js';
-export { requestContext, type RequestStore } from '@ambient/core';
