@@ -1,11 +1,6 @@
 import { errorBrand } from './registry.js';
 
-/**
- * Every code an Ambient package throws, as keys. Each package adds its own by module augmentation, beside its
- * error table, so that `error.code` is the union of every installed package's codes:
- *
- *     declare module '@ambient/core' { interface AmbientErrorCodes { ERR_AMBIENT_HTTP_INVALID_OPTION: true } }
- */
+/** Every code an Ambient package throws, as keys: each package adds its own beside its table, by augmentation. */
 export interface AmbientErrorCodes {
   ERR_AMBIENT_NO_SCOPE: true;
   ERR_AMBIENT_MISSING_VALUE: true;
@@ -18,10 +13,7 @@ export interface AmbientErrorCodes {
 /** The union of every registered code: `switch (error.code)` on it autocompletes. */
 export type AmbientErrorCode = keyof AmbientErrorCodes;
 
-/**
- * The one error class of every Ambient package; match on `error.code`, never on the message. `instanceof
- * AmbientError` holds for the errors of every copy of @ambient/core, and for the coded TypeErrors below.
- */
+/** The one error class of every Ambient package, across copies; match on `error.code`, never on the message. */
 export class AmbientError<C extends string = AmbientErrorCode> extends Error {
   readonly code: C;
 
@@ -37,10 +29,7 @@ export class AmbientError<C extends string = AmbientErrorCode> extends Error {
   }
 }
 
-/**
- * A real TypeError (its constructor is TypeError, as test262 checks) with a stable `code`, for the mistakes the
- * TC39 proposal and Node report as TypeErrors; `instanceof AmbientError` holds for it too.
- */
+/** A real TypeError (test262 checks its constructor) with a stable `code`, and `instanceof AmbientError`. */
 export function codedTypeError<C extends string>(
   code: C,
   message: string,

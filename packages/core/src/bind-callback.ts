@@ -6,23 +6,16 @@ import { storage, type Frame } from './registry.js';
 type Callback = (...args: never[]) => unknown;
 
 /**
- * `callback`, bound to the values current now for its first call, as a driver's callback must be: a pool calls
- * a queued callback from whoever released the connection (DataDog/dd-trace-js#8826, brianc/node-postgres#3650).
- * Later calls run as called, with the callback held weakly: some libraries keep a callback for ever (pg keeps a
- * client's connect callback after an error), and holding the request there would keep it alive. `length`,
- * `this` and the arguments pass through. For a listener called many times use Snapshot.wrap or bindEmitter.
- *
- *     pool.connect(bindCallback((err, client, release) => { … }));
+ * `callback`, bound to the values current now for its first call: a pool calls a queued callback from whoever
+ * released the connection (DataDog/dd-trace-js#8826, brianc/node-postgres#3650). Later calls run as called,
+ * the callback held weakly, since some libraries keep one for ever (pg after a connect error).
  */
 export function bindCallback<F extends Callback>(callback: F): F {
   if (typeof callback !== 'function') throw notAFunction('bindCallback(callback)', callback);
   return boundForFirstCall(callback, true);
 }
 
-/**
- * bindCallback for a callback its caller drops once it has called it (a driver's query callback): held as the
- * caller holds it, with no WeakRef, so it keeps alive nothing the caller would not.
- */
+/** bindCallback for a callback its caller drops after calling it (a query's): held strongly, as the caller does. */
 export function bindFirstCall<F extends Callback>(callback: F): F {
   if (typeof callback !== 'function') throw notAFunction('bindFirstCall(callback)', callback);
   return boundForFirstCall(callback, false);

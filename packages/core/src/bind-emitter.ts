@@ -8,13 +8,10 @@ type Listener = (...args: unknown[]) => unknown;
 type AddListener = (this: EventEmitter, event: string | symbol, listener: Listener) => EventEmitter;
 
 /**
- * A listener runs in the context of `emit()`'s caller, not of the code that registered it: an `end` listener
- * on an HTTP request runs in the parser's context, not the request's (nodejs/node#41285, nodejs/node#33723).
- * bindEmitter makes every listener registered from now on run in the context it was registered in.
- *
- * The wrapper carries the original as `.listener`, the property EventEmitter itself uses for `once`
- * wrappers, so `off`/`removeListener` with the original function, `listeners()`, `listenerCount(event,
- * listener)` and `removeAllListeners()` work unpatched.
+ * Makes every listener registered from now on run in the context it was registered in, not in the context of
+ * `emit()`'s caller: an `end` listener on an HTTP request otherwise runs in the parser's (nodejs/node#41285,
+ * nodejs/node#33723). The wrapper carries the original as `.listener`, as `once` wrappers do, so removing,
+ * listing and counting listeners work unpatched.
  */
 export function bindEmitter<E extends EventEmitter>(emitter: E): E {
   const target = emitter as unknown as BoundEmitter;
@@ -36,10 +33,8 @@ export function bindEmitter<E extends EventEmitter>(emitter: E): E {
 }
 
 /**
- * bindEmitter for every emitter that inherits from `prototype`, present and future, with the methods defined
- * once, non-enumerable, on the prototype. For emitters whose prototype was replaced, as express does to every
- * request and response: V8 caches no property transitions for such objects, so adding the methods to each of
- * them is slow. bindEmitter() on an inheriting emitter is then a no-op.
+ * bindEmitter for every emitter that inherits from `prototype`, now and later: for emitters whose prototype was
+ * replaced (express's req and res), to which V8 adds properties slowly.
  */
 export function bindEmitterPrototype(prototype: object): void {
   if (!isEmitter(prototype)) {
@@ -50,8 +45,7 @@ export function bindEmitterPrototype(prototype: object): void {
     );
   }
   if (Object.prototype.hasOwnProperty.call(prototype, kBound)) return;
-  // The methods it inherited so far, looked up on its own prototype at each call, so that a later patch up the
-  // chain (an APM agent's) still runs; or the ones it has of its own, if any.
+  // Its own methods, or the inherited ones looked up at each call, so that a later patch up the chain still runs.
   const originals: ListenerMethods = hasOwnListenerMethods(prototype)
     ? {
         on: (prototype as BoundEmitter).on,
@@ -59,22 +53,16 @@ export function bindEmitterPrototype(prototype: object): void {
         prependListener: (prototype as BoundEmitter).prependListener,
       }
     : (Object.getPrototypeOf(prototype) as ListenerMethods);
-  // Methods of its own that close over the originals, rather than look them up on each emitter.
   const methods = boundMethods(() => originals);
   const define = (key: PropertyKey, value: unknown) =>
     Object.defineProperty(prototype, key, { value, writable: true, configurable: true, enumerable: false });
   for (const [name, method] of Object.entries(methods)) define(name, method);
-  // Recorded for emitters that inherit from this prototype and are also bound one by one (bindEmitter on an
-  // emitter whose own methods an instrumentation replaced): their shared methods find the originals here.
+  // For an inheriting emitter that is also bound one by one (its own methods replaced by an instrumentation).
   define(kOriginals, originals);
   define(kBound, true);
 }
 
-/*
- * The methods are installed by plain assignment, as own enumerable properties: every HTTP request and response
- * is bound, and assignment costs far less than defineProperty per emitter. One set of functions serves every
- * emitter; the originals they call are the prototype's, or those recorded under kOriginals.
- */
+/** Where an emitter that had replaced its listener methods keeps them, for the shared bound methods. */
 const kOriginals = Symbol('ambient.originalListenerMethods');
 
 interface ListenerMethods {
@@ -83,7 +71,6 @@ interface ListenerMethods {
   prependListener: AddListener;
 }
 
-/** An object bindEmitter may have marked, under the registry's symbol. */
 type Marked = Record<symbol, unknown>;
 
 interface BoundEmitter extends ListenerMethods {
@@ -139,13 +126,10 @@ function boundMethods(originalsFor: (emitter: BoundEmitter) => ListenerMethods):
   };
 }
 
-/** The set every emitter bound one by one shares: originals from kOriginals or the emitter's prototype. */
+/** The methods every emitter bound one by one gets, by assignment: far cheaper than defineProperty. */
 const sharedBoundMethods = boundMethods(originalsOf);
 
-/*
- * A bound listener keeps the original's `length` but not its name, which is dear to set; `emitter.listeners()`
- * returns the original through `.listener`, as it does for `once`.
- */
+/** The listener in the frame current now, with its `length` (its name is dear to set; `.listener` has it). */
 function bindListener(listener: Listener): Listener {
   // Leave non-functions to EventEmitter, which rejects them with its own ERR_INVALID_ARG_TYPE.
   if (typeof listener !== 'function') return listener;
@@ -156,7 +140,7 @@ function bindListener(listener: Listener): Listener {
   return bound;
 }
 
-/** What every bound listener does, one function for all of them: its listener, in the frame it was added in. */
+/** What every bound listener does: one function for all of them, not a closure each. */
 function runListener(
   thisArg: unknown,
   args: ArrayLike<unknown>,

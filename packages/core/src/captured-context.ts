@@ -16,10 +16,7 @@ export interface CapturedContext {
 /** The AsyncLocalStorage itself, for diagnostics_channel's bindStore; none on the AsyncContext backend. */
 const channelStorage = implementation === 'AsyncContext' ? undefined : (storage as AsyncLocalStorage<Frame>);
 
-/**
- * Calls `fn` with `thisArg` and `args` inside `frame` (`undefined`: captured outside any scope, so the root),
- * restoring the caller's frame when it returns or throws.
- */
+/** Calls `fn` with `thisArg` and `args` in `frame` (`undefined`: the root), restoring the caller's after. */
 export function runInFrame<R>(
   frame: Frame | undefined,
   fn: (...args: never) => R,
@@ -27,8 +24,7 @@ export function runInFrame<R>(
   args: ArrayLike<unknown>,
 ): R {
   if (frame !== storage.getStore()) return runWithFrame(frame ?? rootFrame, Reflect.apply, fn, thisArg, args) as R;
-  // Already current, as when Node emits a request's `end` in the context of its `finish`: nothing to enter, and
-  // only a Variable#set inside `fn` can change the frame, which ends with `fn` as it would with run().
+  // Already current (Node emits a request's `end` in its `finish`'s context): only a set() inside `fn` is undone.
   try {
     return Reflect.apply(fn, thisArg, args) as R;
   } finally {
@@ -41,15 +37,11 @@ export function wrapInFrame<F extends (...args: never[]) => unknown>(frame: Fram
   return functionShapedLike(fn, (thisArg, args) => runInFrame(frame, fn, thisArg, args), 'wrapped') as unknown as F;
 }
 
-/** The values current now, or `undefined` outside any scope. */
 export function captureContext(): CapturedContext | undefined {
   return storage.getStore() as CapturedContext | undefined;
 }
 
-/**
- * Calls `fn` in `captured` (`undefined`: outside any scope), with `thisArg` and `args` (an array or an
- * `arguments` object) passed on as they are, and restores the caller's values after.
- */
+/** Calls `fn` in `captured` (`undefined`: outside any scope) with `thisArg` and `args` as they are. */
 export function runInCapturedContext<T, A extends readonly unknown[], R>(
   captured: CapturedContext | undefined,
   fn: (this: T, ...args: A) => R,
@@ -60,10 +52,8 @@ export function runInCapturedContext<T, A extends readonly unknown[], R>(
 }
 
 /**
- * Makes `captured` current in place, as AsyncLocalStorage#enterWith does, for a diagnostics_channel subscriber
- * that brackets a traced call between its `start` and its `end` (Node publishes `end` when the call returns or
- * throws): it must stay subscribed until that `end`, or the caller stays in what was entered. Returns false on
- * the AsyncContext backend, where nothing can be entered.
+ * Makes `captured` current in place, as enterWith does, for a subscriber that brackets a traced call between its
+ * `start` and its `end`: it must hear that `end`. Returns false on the AsyncContext backend (nothing entered).
  */
 export function enterCapturedContext(captured: CapturedContext | undefined): boolean {
   if (channelStorage === undefined) return false;
@@ -72,9 +62,8 @@ export function enterCapturedContext(captured: CapturedContext | undefined): boo
 }
 
 /**
- * `Channel#bindStore` on Ambient's storage: what `channel` wraps (a TracingChannel's `start`, or the callback its
- * `asyncStart` runs) runs in the context `transform` returns for each message. `transform` must not throw.
- * Returns the unbinding function, or `undefined` on the AsyncContext backend.
+ * `Channel#bindStore` on Ambient's storage: what `channel` wraps runs in the context `transform` (which must not
+ * throw) returns. Returns the unbinding function, or `undefined` on the AsyncContext backend.
  */
 export function bindChannelContext(
   channel: Channel,

@@ -34,11 +34,7 @@ export interface Context<S extends object> {
   snapshot(): Readonly<Partial<S>> | undefined;
 }
 
-/**
- * The prototype of every scope object: empty and null-prototyped, so that keys such as "__proto__" or
- * "toString" are plain data, never inherited, while reads stay on V8's fast path (an Object.create(null)
- * object itself would be a dictionary).
- */
+/** Every scope's prototype: empty and null-prototyped, so "__proto__" or "toString" are plain data, never inherited. */
 const scopePrototype: object = Object.create(null) as object;
 
 export class ScopedContext<S extends object> implements Context<S> {
@@ -113,9 +109,8 @@ export function createContext<S extends object>(options?: ContextOptions): Conte
 }
 
 /**
- * The object that holds the current scope's values of `context` (the one `set` writes to), or `undefined`
- * outside any scope, read without telling @ambient/diagnostics of a miss: for code whose normal case is to run
- * outside any scope (a log line at boot, a job enqueued at startup, diagnostics themselves).
+ * The object `set` writes the current scope's values of `context` to, or `undefined` outside any scope, read
+ * without reporting a miss to @ambient/diagnostics: for code whose normal case is to run outside any scope.
  */
 export function scopeObject<S extends object>(context: Context<S>): Partial<S> | undefined {
   const slot = contextSlot(context);

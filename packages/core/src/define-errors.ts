@@ -1,9 +1,6 @@
 import { AmbientError, codedTypeError, type AmbientErrorCode } from './ambient-error.js';
 
-/**
- * The one toolkit every Ambient package makes its errors and warnings with: one table of templates per package
- * (fastify's lib/errors.js), one factory per row, each typed with its own stable code.
- */
+// One table of templates per package (fastify's lib/errors.js), one factory per row, each with its stable code.
 
 /** A row of a table: a stable code and the message for the arguments its factory takes. */
 export interface MessageTemplate<C extends string = string> {
@@ -93,9 +90,8 @@ function isCauseOption(value: unknown): value is CauseOption {
 }
 
 /**
- * The rows every package's table shares, worded the same everywhere under the package's own codes: an argument
- * of the wrong kind (a TypeError; under the option code where a package takes no other arguments), and the
- * option reader's two errors (readOptions).
+ * The rows every package's table shares, under its own codes: an argument of the wrong kind (a TypeError; the
+ * option code where a package has no other), and readOptions' two errors.
  */
 export function usageErrorTemplates<O extends string, A extends string = O>(codes: { option: O; argument?: A }) {
   return {

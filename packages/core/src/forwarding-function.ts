@@ -7,10 +7,9 @@ export type ForwardWith<A, B> = (thisArg: unknown, args: ArrayLike<unknown>, fir
 type Forwarding = (this: unknown, ...args: unknown[]) => unknown;
 
 /*
- * One template per arity up to four, each declaring its parameters, so that the function gets its `length` at
- * creation: defining `length` afterwards costs more than the rest of a bind, and every listener on every request
- * is bound. Each is a method, so that it is not a constructor (`new Snapshot.wrap(fn)()` is a TypeError). Four
- * covers express's error middleware, told apart by its four parameters.
+ * One template per arity up to four (express's error middleware), each declaring its parameters, so that it gets
+ * its `length` at creation: defining `length` later costs more than the rest of a bind, paid by every listener of
+ * every request. Methods, so that none is a constructor.
  */
 /* eslint-disable prefer-rest-params, @typescript-eslint/unbound-method -- `arguments` keeps each declared arity
    without a rest array; each method is taken off its object for its shape alone, and its `this` is the caller's */
@@ -50,10 +49,7 @@ const templates: ReadonlyArray<
 ];
 /* eslint-enable prefer-rest-params, @typescript-eslint/unbound-method */
 
-/**
- * A function, not a constructor, that hands its `this` and arguments to `forward` (with `first` and `second`),
- * and whose `length` is `length` (a non-negative integer or +Infinity).
- */
+/** A non-constructor of that `length` handing its `this` and arguments (and `first`, `second`) to `forward`. */
 export function forwardingFunction(length: number, forward: Forward): Forwarding;
 export function forwardingFunction<A, B>(length: number, forward: ForwardWith<A, B>, first: A, second: B): Forwarding;
 export function forwardingFunction(
@@ -75,11 +71,9 @@ export function forwardingFunction(
 }
 
 /**
- * A forwarding function shaped like `target`. With a `prefix`, the spec's CopyNameAndLength(F, target, prefix)
- * (tc39/proposal-async-context, as Function.prototype.bind does): `length` from an own numeric `length`, then
- * the name `prefix + ' ' + name`, read in that order, an exception from either passing through. Without one,
- * the `length` alone: setting a name costs more than the rest of a wrap, so listeners bound on every request
- * keep the original's name only behind `.listener`.
+ * A forwarding function shaped like `target`: with a `prefix`, the spec's CopyNameAndLength (length, then the
+ * name `prefix + ' ' + name`, an exception from either passing through); without, the `length` alone, since a
+ * name is dear to set on what is bound per request.
  */
 export function functionShapedLike(target: object, forward: Forward, prefix?: string): Forwarding {
   const length = lengthOf(target);

@@ -1,12 +1,21 @@
 /**
  * `@ambient/core/internal`: the toolkit Ambient's own packages are built with. Every export is @internal and
- * exempt from semver: it changes with the packages that use it. Applications import `@ambient/core`.
+ * exempt from semver. Applications import `@ambient/core`.
  * @packageDocumentation
  */
 import './version-check.js';
-
-/** @internal */
-export {
+import { bindFirstCall } from './bind-callback.js';
+import { bindEmitterPrototype } from './bind-emitter.js';
+import {
+  bindChannelContext,
+  captureContext,
+  enterCapturedContext,
+  isAmbientStorage,
+  runInCapturedContext,
+  type CapturedContext,
+} from './captured-context.js';
+import { scopeObject } from './context.js';
+import {
   defineErrors,
   defineWarnings,
   usageErrorTemplates,
@@ -19,35 +28,10 @@ export {
   type WarningEmitters,
   type WarningTemplate,
 } from './define-errors.js';
-/** @internal */
-export { readOptions, rule, rules, type OptionErrors, type OptionRule, type OptionShape } from './read-options.js';
-/** @internal */
-export {
-  bindChannelContext,
-  captureContext,
-  enterCapturedContext,
-  isAmbientStorage,
-  runInCapturedContext,
-  type CapturedContext,
-} from './captured-context.js';
-/** @internal */
-export { attachValue, captureWith, type AttachedValue } from './variable.js';
-/** @internal */
-export { keptTracingChannel } from './kept-channel.js';
-/** @internal */
-export { bindEmitterPrototype } from './bind-emitter.js';
-/** @internal */
-export { bindFirstCall } from './bind-callback.js';
-/** @internal */
-export { functionShapedLike } from './forwarding-function.js';
-/** @internal */
-export { scopeObject } from './context.js';
-/** @internal */
-export { activeTrace, setTraceSource, type ActiveTrace, type TraceSource } from './request-context.js';
-/** @internal */
-export { asyncContextImplementation } from './root.js';
-/** @internal */
-export {
+import { functionShapedLike } from './forwarding-function.js';
+import { keptTracingChannel } from './kept-channel.js';
+import { readOptions, rule, rules, type OptionErrors, type OptionRule, type OptionShape } from './read-options.js';
+import {
   diagnosticsProbe,
   loadedCopies,
   setDiagnosticsProbe,
@@ -56,3 +40,61 @@ export {
   type DiagnosticsProbe,
   type Implementation,
 } from './registry.js';
+import { activeTrace, setTraceSource, type ActiveTrace, type TraceSource } from './request-context.js';
+import { asyncContextImplementation } from './root.js';
+import { attachValue, captureWith, type AttachedValue } from './variable.js';
+
+/** @internal */
+export {
+  // errors and options
+  defineErrors,
+  defineWarnings,
+  usageErrorTemplates,
+  readOptions,
+  rule,
+  rules,
+  // capturing and entering the values current somewhere
+  captureContext,
+  captureWith,
+  runInCapturedContext,
+  enterCapturedContext,
+  attachValue,
+  bindChannelContext,
+  keptTracingChannel,
+  isAmbientStorage,
+  // binding what a host calls later
+  bindEmitterPrototype,
+  bindFirstCall,
+  functionShapedLike,
+  // reading a context and the tracer without side effects
+  scopeObject,
+  setTraceSource,
+  activeTrace,
+  // the process: diagnostics, copies, the implementation, state shared across copies
+  diagnosticsProbe,
+  setDiagnosticsProbe,
+  loadedCopies,
+  asyncContextImplementation,
+  sharedState,
+};
+/** @internal */
+export type {
+  ActiveTrace,
+  AttachedValue,
+  CapturedContext,
+  CauseOption,
+  CodesOf,
+  CoreCopy,
+  DiagnosticsProbe,
+  ErrorFactories,
+  ErrorTemplate,
+  Implementation,
+  MessageTemplate,
+  OptionErrors,
+  OptionRule,
+  OptionShape,
+  TraceSource,
+  WarningCodesOf,
+  WarningEmitters,
+  WarningTemplate,
+};

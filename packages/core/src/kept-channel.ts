@@ -1,16 +1,12 @@
 import diagnosticsChannel, { tracingChannel, type TracingChannel } from 'node:diagnostics_channel';
 
-/**
- * Kept on Node's diagnostics_channel module rather than on the registry: a test runner gives each test file a
- * global of its own (jest), while built-in modules are one object for all of them.
- */
+// On Node's module rather than the registry: jest gives each test file a global, not a diagnostics_channel, of its own.
 const kKept = Symbol.for('@ambient/core.kept-tracing-channels.v1');
 const holder = diagnosticsChannel as unknown as { [kKept]?: Map<string, TracingChannel<unknown, object>> };
 
 /**
- * The TracingChannel named `name`, kept for the life of the process, so that every Ambient package gets the very
- * object a driver publishes on. Node 20 can lose a collected channel's name from its map when the same name is
- * created again, and then hands out an object nobody publishes on (nodejs/node#59910).
+ * The TracingChannel named `name`, never collected, so that every Ambient package gets the object a driver
+ * publishes on: Node 20 can lose a collected name from its map and hand out another (nodejs/node#59910).
  */
 export function keptTracingChannel(name: string): TracingChannel<unknown, object> {
   const kept = (holder[kKept] ??= new Map<string, TracingChannel<unknown, object>>());

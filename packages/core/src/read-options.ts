@@ -11,7 +11,7 @@ export interface OptionRule<T> {
 /** A rule for every key of an options interface `O`; a key missing here is a compile error. */
 export type OptionShape<O extends object> = { readonly [K in keyof O]-?: OptionRule<Exclude<O[K], undefined>> };
 
-/** The errors a package's option reader throws, from that package's own table (see optionErrorTemplates). */
+/** The errors a package's option reader throws, from that package's own table (see usageErrorTemplates). */
 export interface OptionErrors {
   invalidOption(where: string, option: string, expected: string, received: unknown): AmbientError;
   unknownOption(where: string, option: string, known: readonly string[]): AmbientError;
@@ -46,19 +46,13 @@ export interface ReadOptionsContext {
   readonly path?: string;
 }
 
-/**
- * Reads an options object eagerly, at construction, so that a typo fails where it was made and not on first use:
- * `undefined` is no options; anything but a plain object is rejected; an unknown key is rejected with the
- * nearest known name ("did you mean `defaultValue`?"); each present value must satisfy its rule. Returns the
- * options as given (absent keys stay absent), now known to match `O`.
- */
+/** Reads options eagerly, so that a typo (an unknown key, a value failing its rule) fails where it was made. */
 export function readOptions<O extends object>(options: unknown, shape: OptionShape<O>, context: ReadOptionsContext): O {
   if (options === undefined) return {} as O;
   const { where, errors: optionErrors = errors, path } = context;
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw optionErrors.invalidOption(where, path ?? 'options', 'an object or undefined', options);
   }
-  // No allocation past Object.keys on the way through: runJob reads its job this way for every run.
   const given = options as Record<string, unknown>;
   for (const key of Object.keys(given)) {
     if (!Object.prototype.hasOwnProperty.call(shape, key)) {

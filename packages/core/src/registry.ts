@@ -2,39 +2,28 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { fileURLToPath } from 'node:url';
 import { version } from './version.js';
 
-/**
- * The values of every Variable and Context in one async flow, indexed by slot. A frame is never changed once
- * entered: a write makes a new one, so continuations that captured the old one keep what they had.
- */
+/** The values of every Variable and Context in one flow, by slot; never changed once entered (copy on write). */
 export type Frame = readonly unknown[];
 
 /** The one storage cell: Node's AsyncLocalStorage, or an adapter over globalThis.AsyncContext. */
 export interface FrameStorage {
   getStore(): Frame | undefined;
-  run<R, A extends unknown[]>(frame: Frame, fn: (...args: A) => R, ...args: A): R;
   enterWith(frame: Frame): void;
 }
 
 /** Calls `fn(...args)` (`this` undefined) with `frame` current, and restores the caller's when it returns or throws. */
 export type RunWithFrame = <R, A extends unknown[]>(frame: Frame, fn: (...args: A) => R, ...args: A) => R;
 
-/**
- * How context propagates: Node's async_hooks-based AsyncLocalStorage (Node 20 and 22, or 24+ with
- * --no-async-context-frame), AsyncContextFrame (Node 24+), or a native or polyfilled AsyncContext.
- */
+/** async_hooks: Node 20 and 22, or 24+ with --no-async-context-frame; AsyncContextFrame: Node 24+. */
 export type Implementation = 'async_hooks' | 'AsyncContextFrame' | 'AsyncContext';
 
-/** A copy of @ambient/core loaded in this process. */
 export interface CoreCopy {
   readonly version: string;
   /** The installed package's folder (the ESM and CJS builds of one install are one copy). */
   readonly path: string;
 }
 
-/**
- * What @ambient/diagnostics listens with while it is on (one probe per process). Off, each place that would
- * report reads one field and goes on.
- */
+/** What @ambient/diagnostics listens with while it is on; off, each place that would report reads one field. */
 export interface DiagnosticsProbe {
   /** A read of `context` (its name) found no scope of it. */
   readonly missedRead: (context: string) => void;
@@ -45,14 +34,13 @@ export interface DiagnosticsProbe {
 }
 
 /**
- * Everything the copies of @ambient/core in a process share (its ESM and CJS builds, duplicate installs), kept
- * under one versioned key as OpenTelemetry's API keeps its globals (api/src/internal/global-utils.ts). Every
- * other piece of cross-copy state, Ambient's other packages' included, lives in `shared`.
+ * What every copy of @ambient/core in a process shares (ESM and CJS builds, duplicate installs), under one
+ * versioned key, as OpenTelemetry's API keeps its globals (api/src/internal/global-utils.ts).
  */
 interface Registry {
   /** The version of the copy that made it: a copy joins it only on the same release line. */
   readonly version: string;
-  /** Every copy loaded, whether it joined this registry or not. */
+  /** Every copy loaded, whether it joined or not. */
   readonly copies: CoreCopy[];
   readonly implementation: Implementation;
   readonly storage: FrameStorage;
@@ -63,7 +51,7 @@ interface Registry {
   readonly errorBrand: symbol;
   /** Marks an emitter (or prototype) whose listener methods bindEmitter replaced. */
   readonly boundEmitter: symbol;
-  /** The slot of each Context, for the internal readers of a context that another copy made. */
+  /** The slot of each Context, for scopeObject() on a context another copy made. */
   readonly contextSlots: WeakMap<object, number>;
   nextSlot: number;
   readonly shared: Map<string, unknown>;
@@ -104,7 +92,6 @@ function createCell(): Cell {
       implementation: 'AsyncContext',
       storage: {
         getStore: () => variable.get(),
-        run: (frame, fn, ...args) => variable.run(frame, fn, ...args),
         enterWith: () => {
           throw new TypeError('AsyncContext has no way to change a value in place');
         },
@@ -118,8 +105,7 @@ function createCell(): Cell {
     return {
       implementation: 'async_hooks',
       storage,
-      // Only this instance's slot changes, so entering in place and restoring in `finally` is run()'s behaviour
-      // at less cost, beside other AsyncLocalStorage instances too.
+      // Only this instance's slot changes: entering in place and restoring in `finally` is run(), for less.
       runWithFrame(frame, fn, ...args) {
         const prior = storage.getStore();
         storage.enterWith(frame);
@@ -141,9 +127,8 @@ function createCell(): Cell {
 }
 
 /**
- * Does this AsyncLocalStorage keep its value in a slot of its own on each async resource (async_hooks), rather
- * than in one frame shared by every instance (AsyncContextFrame, nodejs/node#55552)? Told by the async_hooks
- * implementation's own fields; anything unrecognised takes run(), which is always correct.
+ * Does this AsyncLocalStorage keep its value in a slot of its own (async_hooks), not in one frame shared by every
+ * instance (AsyncContextFrame, nodejs/node#55552)? Anything unrecognised takes run(), which is always correct.
  */
 function hasPerInstanceSlots(storage: AsyncLocalStorage<Frame>): boolean {
   const internals = storage as unknown as { kResourceStore?: unknown; _propagate?: unknown };
@@ -174,7 +159,7 @@ const holder = globalThis as { [kRegistry]?: unknown };
 const found = holder[kRegistry];
 const thisCopy: CoreCopy = Object.freeze({ version, path: packageFolder(new Error().stack) });
 
-/** The copy whose registry this one found and could not join: version-check.ts warns about it. */
+/** The copy whose registry this one found and could not join (version-check.ts warns). */
 export const incompatibleCopy: CoreCopy | undefined =
   found === undefined
     ? undefined
@@ -201,12 +186,10 @@ export function allocateSlot(): number {
   return registry.nextSlot++;
 }
 
-/** Records a Context's slot, for scopeObject(). */
 export function registerContextSlot(context: object, slot: number): void {
   registry.contextSlots.set(context, slot);
 }
 
-/** The slot of a Context made by any copy that shares this registry. */
 export function contextSlot(context: object): number | undefined {
   return registry.contextSlots.get(context);
 }
@@ -219,16 +202,14 @@ export function frameWith(frame: Frame | undefined, slot: number, value: unknown
 }
 
 /**
- * The state registered under `key` by whichever copy got there first, for every Ambient package whose state
- * must be one per process (a guard installed once, a tracer registered through one copy and read through
- * another). Keys are the owning package's name and a word: `@ambient/drivers-context.guard`.
+ * The state under `key`, made by whichever copy got there first: for every Ambient package whose state must be
+ * one per process. Keys are the owning package's name and a word: `@ambient/drivers-context.guard`.
  */
 export function sharedState<T>(key: string, create: () => T): T {
   if (!registry.shared.has(key)) registry.shared.set(key, create());
   return registry.shared.get(key) as T;
 }
 
-/** The diagnostics probe, while @ambient/diagnostics is on. */
 export function diagnosticsProbe(): DiagnosticsProbe | undefined {
   return registry.probe;
 }
@@ -240,7 +221,7 @@ export function setDiagnosticsProbe(probe: DiagnosticsProbe | undefined): Diagno
   return previous;
 }
 
-/** Every copy of @ambient/core loaded in this process so far, first first. */
+/** Every copy of @ambient/core loaded so far, first first. */
 export function loadedCopies(): readonly CoreCopy[] {
   return registry.copies;
 }

@@ -1,11 +1,7 @@
 import { ScopedContext, type Context } from './context.js';
 import { sharedState } from './registry.js';
 
-/**
- * What every adapter puts in a request's scope. Add your own fields by augmentation:
- *
- *     declare module '@ambient/core' { interface RequestStore { userId?: string } }
- */
+/** What every adapter puts in a request's scope; add your own fields by augmenting this interface. */
 export interface RequestStore {
   /** This request's, or this job run's, own id. */
   requestId: string;
@@ -23,7 +19,7 @@ export interface RequestStore {
   job?: JobInfo;
 }
 
-/** What a job run is: logged on every line inside it. */
+/** What a job run is, logged on every line inside it. */
 export interface JobInfo {
   /** The job's name (BullMQ's job name, a queue's routing key, a schedule's name). */
   readonly name: string;
@@ -31,7 +27,6 @@ export interface JobInfo {
   readonly id?: string;
   /** Which system runs it: `bullmq`, `amqp`, `schedule`, or yours. */
   readonly system?: string;
-  /** The queue it came from. */
   readonly queue?: string;
   /** 1 for the first run, 2 for the first retry, ... */
   readonly attempt?: number;
@@ -48,15 +43,13 @@ export interface ActiveTrace {
 /** Reports the active span of the current flow, or `undefined` when none is active. Called on every read. */
 export type TraceSource = () => ActiveTrace | undefined;
 
-/** One trace source per process, whichever copy registered it. */
 const tracer = sharedState<{ source: TraceSource | undefined }>('@ambient/core.trace-source', () => ({
   source: undefined,
 }));
 
 /**
- * Makes requestContext's `traceId`, `spanId` and `traceFlags` report the active span of a tracer
- * (@ambient/opentelemetry-context's AmbientContextManager), so log lines and spans share one trace id; the scope's
- * own values (an incoming traceparent) still apply where no span is active. `undefined` unregisters.
+ * Makes requestContext's trace fields report a tracer's active span (AmbientContextManager's), so log lines and
+ * spans share one trace id; the scope's own values apply where no span is active. `undefined` unregisters.
  */
 export function setTraceSource(source: TraceSource | undefined): void {
   tracer.source = source;
@@ -107,10 +100,7 @@ function flagsOf(trace: ActiveTrace): string | undefined {
   return flags.toString(16).padStart(2, '0');
 }
 
-/**
- * The context every HTTP adapter opens and every consumer (loggers, tracers, your code) reads: one object per
- * process, shared by every copy of @ambient/core.
- */
+/** The context every adapter opens and every consumer reads: one object per process, across copies. */
 export const requestContext: Context<RequestStore> = sharedState(
   '@ambient/core.request-context',
   () =>

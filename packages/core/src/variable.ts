@@ -28,15 +28,11 @@ export class Variable<T> {
     };
   }
 
-  /** The spec's RequireInternalSlot. */
   static #is(value: unknown): value is Variable<unknown> {
     return typeof value === 'object' && value !== null && #slot in value;
   }
 
-  /**
-   * Reads `options` as the proposal's constructor does: only an object is read; `name` goes through ToString
-   * when present (a Symbol throws), then `defaultValue` is read. Unknown keys are not rejected here.
-   */
+  /** Reads `options` as the proposal does: HasProperty and Get of `name`, ToString, then Get of `defaultValue`. */
   constructor(options?: VariableOptions<T>) {
     let name = '';
     let defaultValue: T | undefined;
@@ -44,11 +40,11 @@ export class Variable<T> {
     if ((typeof given === 'object' && given !== null) || typeof given === 'function') {
       const read = given as VariableOptions<T>;
       if ('name' in read) {
-        const given: unknown = read.name;
-        if (typeof given === 'symbol') {
-          throw errors.invalidArgument('new Variable(options): options.name', 'a value ToString accepts', given);
+        const value: unknown = read.name;
+        if (typeof value === 'symbol') {
+          throw errors.invalidArgument('new Variable(options): options.name', 'a value ToString accepts', value);
         }
-        name = String(given);
+        name = String(value);
       }
       defaultValue = read.defaultValue;
     }
@@ -79,10 +75,7 @@ export class Variable<T> {
     return runWithFrame(this.#frameWith(value), fn, ...args);
   }
 
-  /**
-   * `fn`, bound to the values current now with this variable holding `value`, as `run(value, () =>
-   * Snapshot.wrap(fn))` would bind it, with nothing entered now.
-   */
+  /** `fn`, bound as `run(value, () => Snapshot.wrap(fn))` would bind it, with nothing entered now. */
   wrap<F extends (...args: never[]) => unknown>(value: T, fn: F): F {
     if (!Variable.#is(this)) throw errors.invalidReceiver('Variable.prototype.wrap', this);
     if (typeof fn !== 'function') throw notAFunction(`${this.#owner()}.wrap(value, fn)`, fn);
@@ -90,9 +83,8 @@ export class Variable<T> {
   }
 
   /**
-   * Changes the value for the rest of the current synchronous execution and every continuation created after
-   * it; continuations created before keep theirs. The change ends with the innermost enclosing run() of any
-   * Variable, Snapshot or Context, so it can never reach another request.
+   * Changes the value for the rest of this synchronous execution and the continuations created after it, until
+   * the innermost enclosing run() of any Variable, Snapshot or Context ends: never another request's.
    */
   set(value: T): void {
     if (!Variable.#is(this)) throw errors.invalidReceiver('Variable.prototype.set', this);
@@ -114,10 +106,7 @@ export class Variable<T> {
 
 Object.defineProperty(Variable.prototype, Symbol.toStringTag, { value: 'AsyncContext.Variable', configurable: true });
 
-/**
- * GetPrototypeFromConstructor: where `new.target`'s `prototype` is not an object, the instance gets this class's
- * prototype, not Object.prototype as a class constructor otherwise gives it.
- */
+/** GetPrototypeFromConstructor: a `new.target` whose `prototype` is no object gives `fallback`, not Object.prototype. */
 export function ownPrototype(instance: object, newTarget: unknown, fallback: object): void {
   if (Object.getPrototypeOf(instance) !== Object.prototype) return;
   const prototype: unknown = (newTarget as { prototype?: unknown }).prototype;
@@ -132,11 +121,10 @@ export interface AttachedValue {
 }
 
 /**
- * Enters `value` for `variable` in place, as Variable#set does but also outside any scope, and returns a token
- * whose `dispose()` gives the variable back the value it had: OpenTelemetry's ContextManager.attach(). Where
- * nothing else changed the values in between, dispose() restores the very frame from before, so an attach
- * outside any scope leaves no scope behind. As with enterWith, inside an async function before its first `await`
- * the change also reaches the caller (nodejs/node#45848).
+ * Enters `value` for `variable` in place, as Variable#set does but also outside any scope, until `dispose()`:
+ * OpenTelemetry's ContextManager.attach(). Where nothing else changed in between, dispose() restores the very
+ * frame from before. As with enterWith, before an async function's first `await` it reaches the caller too
+ * (nodejs/node#45848).
  */
 export function attachValue<T>(variable: Variable<T>, value: T): AttachedValue {
   const slot = slotOf(variable, 'attachValue(variable)');

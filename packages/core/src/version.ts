@@ -1,6 +1,2 @@
-/**
- * This package's version, as in its package.json (test/diagnostics-probe.test.ts keeps the two equal): a copy of
- * @ambient/core says which version it is when another copy loads beside it (@ambient/diagnostics reports two
- * incompatible copies).
- */
+/** This package's version, as in its package.json (a test keeps the two equal). */
 export const version = '0.1.0';
