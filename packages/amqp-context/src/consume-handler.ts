@@ -31,13 +31,11 @@ const optionShape: OptionShape<ConsumeHandlerOptions> = {
 };
 
 /**
- * `handler`, made to handle each message in a fresh requestContext scope (runJob): a new request id, the
- * publisher's request as `causationId`, the chain's `correlationId`, the publisher's trace, and
- * `job: { name, id (messageId), system: 'amqp', queue, attempt }`. Everything the handler does runs there:
- * its awaits, `channel.ack`/`nack`, its errors. A span of the message's trace that an instrumentation made active
- * around the callback (@opentelemetry/instrumentation-amqplib's consumer span) stays active in the run. Headers
- * that are missing or fail their checks (a message from a plain client, by hand) give a fresh chain; nothing
- * unchecked is logged. `null` (the broker cancelled the consumer) reaches the handler as it is, outside any scope.
+ * `handler`, made to handle each message in a fresh requestContext scope (runJob) with
+ * `job: { name, id (messageId), system: 'amqp', queue, attempt }`: its awaits, `ack`/`nack` and errors run there.
+ * A span of the message's trace that an instrumentation made active around the callback stays active in the run.
+ * Headers that are missing or fail their checks give a fresh chain. `null` (the broker cancelled the consumer)
+ * reaches the handler as it is, outside any scope.
  *
  *     await channel.consume('mail', consumeHandler(async (msg) => { …; channel.ack(msg!); }, { queue: 'mail' }));
  */

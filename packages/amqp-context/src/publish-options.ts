@@ -8,12 +8,10 @@ export interface PublishOptionsLike {
 }
 
 /**
- * amqplib publish options carrying the current scope (contextCarrier(): `x-request-id`, `x-correlation-id`,
- * `traceparent`, `tracestate`) in `properties.headers`, for `channel.publish(exchange, key, content, options)`
- * and `channel.sendToQueue(queue, content, options)`. Headers already in `options` win, so a header the caller
- * set is kept; @opentelemetry/instrumentation-amqplib, when loaded, writes its own `traceparent` over ours inside
- * publish (its producer span is the more precise parent), so the trace is never injected twice. Returns a new
- * object; `options` is not changed. Outside any scope, the options as they are (copied).
+ * amqplib publish options (`publish`, `sendToQueue`) carrying the current scope (contextCarrier()) in `headers`.
+ * Headers already in `options` win; @opentelemetry/instrumentation-amqplib, when loaded, writes its own
+ * `traceparent` over ours inside publish, so the trace is never injected twice. Returns a new object; outside
+ * any scope, a copy of `options`.
  *
  *     channel.sendToQueue('mail', body, publishOptions({ persistent: true }));
  */

@@ -14,11 +14,10 @@ export interface JobLike {
 }
 
 /**
- * A BullMQ processor, made to run each job as a run of it, as the Worker does under bullmqTelemetry(): for
- * sandboxed processors, which BullMQ runs in a child process or worker thread where no context crosses over
- * (taskforcesh/bullmq#4064), and for workers made without the telemetry option. The job's metadata gives
- * causation, correlation and trace. Inside a run the telemetry already opened for this very job, it opens
- * nothing and adds what only the job knows (its attempt) to the run's `job` field.
+ * A BullMQ processor, made to run each job as a run of it from the job's metadata, as the Worker does under
+ * bullmqTelemetry(): for sandboxed processors, where no context crosses over (taskforcesh/bullmq#4064), and
+ * workers made without the telemetry option. Inside the run the telemetry opened for this very job, it opens
+ * nothing and adds the job's attempt to the run's `job` field.
  *
  *     export default bullmqProcessor(async (job) => sendMail(job.data));
  */

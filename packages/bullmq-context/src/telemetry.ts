@@ -107,11 +107,10 @@ const rootContext = Object.freeze(new BullmqContext(undefined, undefined, undefi
 const inboundOfRun = new WeakMap<object, InboundJob>();
 
 /**
- * BullMQ's own Telemetry interface (bullmq src/interfaces/telemetry.ts), for the `telemetry` option of Queue,
- * Worker and FlowProducer. A job added inside a request carries that request (contextCarrier()) in
- * `opts.telemetry.metadata`; each run of it opens a fresh requestContext scope (runJob): a new request id,
- * the producer as `causationId`, the chain's `correlationId`, the producer's trace. With an OpenTelemetry SDK
- * registered, BullMQ's producer and consumer spans are real spans of that trace.
+ * BullMQ's Telemetry (bullmq src/interfaces/telemetry.ts), for the `telemetry` option of Queue, Worker and
+ * FlowProducer: a job added inside a request carries it (contextCarrier()) in `opts.telemetry.metadata`, and
+ * each run of it opens a fresh requestContext scope from it (runJob). With an OpenTelemetry SDK registered,
+ * BullMQ's producer and consumer spans are real spans of that trace.
  *
  *     const telemetry = bullmqTelemetry();
  *     const queue = new Queue('mail', { connection, telemetry });

@@ -25,6 +25,8 @@ export const errors = defineErrors({
   },
 });
 
+const readme = 'https://github.com/ambient-js/ambient/tree/main/packages/diagnostics';
+
 /**
  * Every report @ambient/diagnostics makes, as a `process.emitWarning` (type `AmbientWarning`) with a stable
  * code. The same reports reach `onReport` as objects (reports.ts).
@@ -32,66 +34,68 @@ export const errors = defineErrors({
 export const warnings = defineWarnings({
   capabilities: {
     code: 'WARN_AMBIENT_DIAGNOSTICS_ON',
-    message: (line: string) => `Ambient diagnostics are on: ${line}`,
+    message: (line: string) => `Ambient diagnostics are on: ${line} (${readme}#what-it-reports).`,
   },
   contextLost: {
     code: 'WARN_AMBIENT_CONTEXT_LOST',
     message: (context: string, site: string, stack: string) =>
       `${context} was read outside any scope while requests are being served, at ${site}: the code there ` +
-      `lost its request's context (reported once per call site).\n${stack}`,
+      `lost its request's context (${readme}#acting-on-a-report).\n${stack}`,
   },
   contextCrossed: {
     code: 'WARN_AMBIENT_CONTEXT_CROSSED',
     message: (place: string, owner: string, found: string) =>
-      `${place} belongs to request ${owner} but ran in the context of ${found}: its log lines and spans ` +
-      'land on the wrong request.',
+      `${place} belongs to request ${owner} but ran in the context of ${found} (${readme}#acting-on-a-report).`,
   },
   scopeRetained: {
     code: 'WARN_AMBIENT_SCOPE_RETAINED',
     message: (requestId: string, route: string, ageMs: number, pending: number) =>
       `The scope of request ${requestId} (${route}) is still reachable ${Math.round(ageMs)} ms after its ` +
-      `response closed, past a full garbage collection (${pending} such scope${pending === 1 ? '' : 's'} ` +
-      `now). Something keeps it: take a heap snapshot (v8.writeHeapSnapshot(), or node ` +
-      `--heapsnapshot-signal=SIGUSR2) and look for the retainers of the string "${requestId}".`,
+      `response closed, past a full garbage collection (${pending} such scope${pending === 1 ? '' : 's'} now): ` +
+      `in a heap snapshot, look for the retainers of the string "${requestId}" (${readme}#acting-on-a-report).`,
   },
   timerOutlived: {
     code: 'WARN_AMBIENT_TIMER_OUTLIVED_REQUEST',
     message: (requestId: string, route: string, timers: string) =>
-      `Request ${requestId} (${route}) closed with timers it armed still pending; each keeps the request's ` +
-      `values alive and runs as that request:\n${timers}`,
+      `Request ${requestId} (${route}) closed with timers it armed still pending ` +
+      `(${readme}#acting-on-a-report):\n${timers}`,
   },
   rootEnterWith: {
     code: 'WARN_AMBIENT_ROOT_ENTER_WITH',
     message: (site: string, stack: string) =>
-      `AsyncLocalStorage#enterWith was called outside any scope, at ${site}: its value leaks into everything ` +
-      `that runs after it, other requests included (nodejs/node#62290). Use run() instead.\n${stack}`,
+      `AsyncLocalStorage#enterWith was called outside any scope, at ${site}: use run() instead ` +
+      `(${readme}#acting-on-a-report).\n${stack}`,
   },
   failed: {
     code: 'WARN_AMBIENT_DIAGNOSTICS_FAILED',
     once: true,
     message: (error: string) =>
-      `Ambient diagnostics failed to follow a request and go on without it (the request itself is unaffected): ${error}`,
+      `Ambient diagnostics failed to follow a request and go on without it, the request unaffected: ${error} ` +
+      `(${readme}#enablediagnosticsoptions).`,
   },
   alreadyOn: {
     code: 'WARN_AMBIENT_DIAGNOSTICS_ALREADY_ON',
     message: () =>
-      'enableDiagnostics(options) was called while diagnostics are already on (AMBIENT_DIAGNOSTICS, or an ' +
-      'earlier call): the options of the first call stay. Call disable() on its handle first to change them.',
+      'enableDiagnostics(options) was called while diagnostics are already on, so its options are not applied: ' +
+      `call disable() on the handle first (${readme}#enablediagnosticsoptions).`,
   },
   environmentIgnored: {
     code: 'WARN_AMBIENT_DIAGNOSTICS_ENV_IGNORED',
-    message: (value: string) => `AMBIENT_DIAGNOSTICS=${value} is not one of 1, true or strict: diagnostics stay off.`,
+    message: (value: string) =>
+      `AMBIENT_DIAGNOSTICS=${value} is not one of 1, true or strict, so diagnostics stay off ` +
+      `(${readme}#ambient_diagnostics).`,
   },
   hookThrew: {
     code: 'WARN_AMBIENT_DIAGNOSTICS_HOOK_THREW',
-    message: (error: string) => `The diagnostics onReport hook threw; the report was still emitted: ${error}`,
+    message: (error: string) =>
+      `The diagnostics onReport hook threw, and the report was still emitted: ${error} ` +
+      `(${readme}#enablediagnosticsoptions).`,
   },
   twoCopies: {
     code: 'WARN_AMBIENT_TWO_COPIES',
     message: (copies: string) =>
-      `Incompatible copies of @ambient/core are loaded: with different registries they share no context, with ` +
-      `different major versions they share it but not its API. Dedupe them (npm dedupe, or one version in ` +
-      `every package.json):\n${copies}`,
+      `Copies of @ambient/core of different release lines are loaded and share no context: install one version ` +
+      `(${readme}#acting-on-a-report).\n${copies}`,
   },
 });
 

@@ -4,13 +4,11 @@ import { errors } from './errors.js';
 import type { Reporter } from './reporter.js';
 
 /**
- * A read of a context that found no scope, while requests are being served and outside every request's scope:
+ * A read of a context that found no scope while requests are being served and outside every request's scope:
  * the code that read it runs for a request but lost its context on the way (an emitter, a pool callback, a
- * thenable; peers.md §2.2). A context of your own read inside a request that did not open it is no lost
- * request, and reads while no request is open (startup, a worker between jobs) have no request to lose.
- * Reported once per call site with the stack of its first miss; strict, it throws (for tests). A stack trace
- * per miss is what finding the call site costs, so a second miss in the same synchronous run (a log line reads
- * several fields) is not looked at again.
+ * thenable). Reads while no request is open have no request to lose. Reported once per call site with the stack
+ * of its first miss; strict, it throws. Finding the call site costs a stack trace, so a second miss in the same
+ * synchronous run (a log line reads several fields) is not looked at again.
  */
 export function lostContextDetector(
   reporter: Reporter,

@@ -25,7 +25,7 @@ export interface DiagnosticsOptions {
   onReport?: (report: DiagnosticReport) => void;
   /**
    * Watch mysql2's TracingChannels (3.20+) for callbacks that run in another request's context. Subscribing
-   * turns on mysql2's tracing, which costs each query about 1.5 µs (benchmarks/README.md). Default true.
+   * turns on mysql2's tracing, which adds to the cost of every query (benchmarks/README.md). Default true.
    */
   drivers?: boolean;
 }

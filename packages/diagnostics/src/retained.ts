@@ -18,8 +18,8 @@ export interface WatchedRequest {
  * that outlived the request (a timer, a cache, an Error kept from a setImmediate: nodejs/node#66129,
  * openclaw/openclaw#126640). A young collection proves nothing, so none is reported before a full one; a quiet
  * process may go a long time without one, and then reports late, never wrongly. Registering as the scope opens
- * (not at close) spares each request a WeakRef to find its scope again: at 20,000 requests a second, weak cells
- * are garbage-collector work (benchmarks/README.md#diagnostics-diagnosticsmjs).
+ * (not at close) spares each request a WeakRef to find its scope again, whose weak cell is garbage-collector work
+ * under load (benchmarks/README.md#diagnostics-diagnosticsmjs).
  */
 export class RetainedScopes {
   readonly #watched = new Map<number, WatchedRequest>();

@@ -80,17 +80,12 @@ export function stayingInRequest<R>(driver: DriverName, fn: () => R): R {
 }
 
 /**
- * Subscribes, on `channel`, the `start` and `end` of a `driver` call that may open a connection: the caller
- * recorded where `records` (its callbacks are brought back to it), then the call run outside any request, unless
- * a patched caller said it will not open one; `end`, which Node publishes when the call returns or throws
- * (traceCallback, tracePromise, Node 20 to 26), enters the caller again. Subscribers rather than
- * Channel#bindStore, which enters a store on every call: on Node 26 that is two AsyncContextFrame copies even
- * where the call stays in its caller's context, so a warm mysql2 pool's getConnection would pay for a switch it
- * does not make. A context object that cannot take our field is left in the request (none is known: Node itself
- * writes `result` and `error` on it). Returns the unsubscribing function: `end` stays subscribed until every
- * call it detached has ended, since a call whose `end` went unheard would leave its caller in no context (for
- * good on async_hooks, where entering changes the current resource), as a dispose() from a listener inside the
- * call would otherwise do.
+ * Subscribes the `start` and `end` of a `driver` call that may open a connection: `start` records the caller
+ * (where `records`) and leaves the request, unless a patched caller said the call opens none; `end`, which Node
+ * publishes when the call returns or throws, enters the caller again. Subscribers, not Channel#bindStore, which
+ * enters a store on every call, even where the call stays in its caller's context (a warm pool). Returns the
+ * unsubscribing function; `end` stays subscribed until every call it detached has ended, since a call whose
+ * `end` went unheard would leave its caller in no context.
  */
 function subscribeDetaching(channel: TracingChannel<object, object>, driver: DriverName, records: boolean): () => void {
   // Where a call this pair detached keeps the context to go back to, on the driver's own context object: a key

@@ -23,12 +23,14 @@ export const errors = defineErrors({
   },
 });
 
+const readme = 'https://github.com/ambient-js/ambient/tree/main/packages/drivers-context#errors-and-warnings';
+
 /** Every warning @ambient/drivers-context emits (`process.on('warning')`, type `AmbientWarning`). */
 export const warnings = defineWarnings({
   queryListenerThrew: {
     code: 'WARN_AMBIENT_DRIVERS_QUERY_LISTENER_THREW',
     once: true,
-    message: (reason: string) => `the onQuery listener threw (${reason}); the query itself is unaffected.`,
+    message: (reason: string) => `The onQuery listener threw (${reason}); the query itself is unaffected (${readme}).`,
   },
 });
 

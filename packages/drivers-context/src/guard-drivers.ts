@@ -74,14 +74,10 @@ const active = sharedState<{
 }>('@ambient/drivers-context.guard', () => ({ guard: undefined }));
 
 /**
- * One call at startup, and a request's context survives its database and cache drivers: callbacks of pooled
- * connections (pg `pool.connect(cb)`/`pool.query(cb)`, mysql2 `pool.getConnection(cb)`/`pool.query(cb)`) run in
- * the request that made the call, not the one that released the connection; query callbacks run in it, not in
- * the request that happened to open the socket; and connections open outside any request, so no request's
- * values outlive it in a socket. Promise paths keep working as they did. Where a driver publishes TracingChannel
- * events (mysql2 3.20+, ioredis 5.11+, @redis/client 5.12+) they are used, under ESM too (of a mysql2 3.20+
- * passed in, getConnection is patched to detach only the calls that may open a socket); pg, mysql2 before 3.20
- * and node-redis's client pool are patched, for the modules passed in.
+ * One call at startup: callbacks of pooled connections and of queries run in the request that made the call,
+ * not in the one that released the connection or opened the socket, and connections open outside any request.
+ * Where a driver publishes TracingChannel events (mysql2 3.20+, ioredis 5.11+, @redis/client 5.12+) they are
+ * used, under ESM too; pg, mysql2 before 3.20 and node-redis's client pool are patched, for the modules passed in.
  *
  *     import pg from 'pg';
  *     import mysql2 from 'mysql2';

@@ -276,15 +276,11 @@ interface Mysql2Command {
 
 /**
  * mysql2 (before 3.20) Connection#query or #execute, its callback bound as above, and each query reported to
- * `onQuery` once, when it finishes, in the caller's context. The statement is the command's SQL (for `query`
- * with the values mysql2 wrote into it), redacted as the 3.20 channels' is. A query finishes where its result
- * is handed over: the callback passed in (connection.query(sql, cb), pool.execute, mysql2/promise); the
- * callback of a command passed in (pool.query builds the command and passes it); or, for a command used as an
- * event emitter (`connection.query(sql).on('result', …)`), its `error` or else its `end` event. Not reported:
- * `prepare()` then `statement.execute()` (mysql2 adds that command itself; 3.20's channels skip it too), and an
- * event-style query a fatal connection error ends (mysql2 tells the connection, not the command).
- * Nothing is added to the command that changes what it does: no listener (an `error` listener would swallow
- * errors nobody else listens to), only the instance's own `onResult` or `emit` wrapped.
+ * `onQuery` once, in the caller's context, where its result is handed over: the callback passed in, the callback
+ * of a command passed in (pool.query), or the `error` or else `end` event of a command used as an emitter. The
+ * statement is the command's SQL, redacted. Not reported: `prepare()` then `statement.execute()` (3.20's channels
+ * skip it too), and an emitter-style query that a fatal connection error ends. No listener is added (an `error`
+ * listener would swallow errors nobody else listens to): only the instance's own `onResult` or `emit` is wrapped.
  */
 function loggedMysql2Command(
   connection: object | undefined,

@@ -3,17 +3,14 @@ import { bindFirstCall, captureContext, runInCapturedContext, type CapturedConte
 import { bindLastCallback, patchMethod } from './patch-method.js';
 
 /*
- * pg-pool hands a waiting request its client from the release of the request that held it: `_release` pulses
- * the queue, and `_acquireClient` emits `acquire` (and `connect`, for a client opened for it) and calls the
- * waiter back, all in the releaser's context. The guard binds the callback back to the waiter; these patches
- * give the waiter's events its context too, so a pino line in an `acquire` listener names the request that
- * takes the client, not the one that let it go (the pg-pool counterpart of DataDog/dd-trace-js#8826). They
- * also open each client's lifetime timer outside any request (maxLifetimeSeconds), which would otherwise keep
- * the request that opened the client for as long as the client lives (sequelize/sequelize#10462's pattern).
- * All of these are pg-pool's private `_pendingQueue`, `newClient(pendingItem)`, `_afterConnect` and
- * `_acquireClient(client, pendingItem, idleListener, isNew)`, as in pg-pool 3.14 (pg 8.23, the version tested):
- * a method that is missing is not patched, and an item that is not where pg-pool puts it is neither recorded
- * nor entered. pg-pool releases from before its `onConnect` hook arm the lifetime timer in newClient instead.
+ * pg-pool hands a waiting request its client from the release of the request that held it (`_release` pulses
+ * the queue; `_acquireClient` emits `acquire`, and `connect` for a new client, and calls the waiter back), all in
+ * the releaser's context: the pg-pool counterpart of DataDog/dd-trace-js#8826. These patches run the waiter's
+ * events in its own context, and arm each client's lifetime timer (maxLifetimeSeconds) outside any request,
+ * where it would otherwise keep the request that opened the client alive with it (sequelize/sequelize#10462's
+ * pattern). They rely on pg-pool 3.14's private `_pendingQueue`, `newClient(pendingItem)`, `_afterConnect` and
+ * `_acquireClient(client, pendingItem, idleListener, isNew)`: a method that is missing is not patched, and an
+ * item that is not where pg-pool puts it is neither recorded nor entered.
  */
 
 /** Where pg-pool's pending item carries the Waiter that queued it. */

@@ -19,12 +19,15 @@ export const errors = defineErrors({
   ...usageErrorTemplates({ argument: 'ERR_AMBIENT_HTTP_INVALID_ARGUMENT', option: 'ERR_AMBIENT_HTTP_INVALID_OPTION' }),
 });
 
+const readme = 'https://github.com/ambient-js/ambient/tree/main/packages/http-context#errors-and-warnings';
+
 /** Every warning @ambient/http-context emits (`process.on('warning')`, type `AmbientWarning`). */
 export const warnings = defineWarnings({
   badGeneratedId: {
     code: 'WARN_AMBIENT_HTTP_BAD_GENERATED_ID',
     once: true,
-    message: (received: string) => `generateRequestId returned ${received}; using a UUIDv7 instead.`,
+    message: (received: string) =>
+      `generateRequestId returned ${received}, so a UUIDv7 was used: make it return a non-empty string (${readme}).`,
   },
 });
 

@@ -5,13 +5,11 @@ let loaded = false;
 
 /**
  * Node defines `fetch`, `Response`, `Request`, `Headers` and `FormData` as lazy getters: the first access loads
- * the bundled undici, whose module-level objects (its global dispatcher and a pending `llhttp` promise) live as
- * long as the process. Under the async_hooks implementation of AsyncLocalStorage every promise created during
- * that load stores the current context, so when the first access happens inside a request (koa 3's body setter
- * tests `instanceof Response` on every response; a handler's first `fetch()`), that request's scope, and
- * everything set into it, is never collected (the same class of leak as nodejs/undici#3450; seen on Node 20).
- * Loading them once outside every scope, when the first server is set up, leaves nothing for a request to pin.
- * AsyncContextFrame (Node 24+) keeps no context on a settled promise, so there is nothing to do there.
+ * the bundled undici, whose module-level objects live as long as the process. On the async_hooks implementation
+ * every promise made during that load keeps the current context, so a first access inside a request (koa 3's
+ * body setter tests `instanceof Response`; a handler's first `fetch()`) keeps that request's scope for ever (the
+ * same class of leak as nodejs/undici#3450; seen on Node 20). Loaded once outside every scope, as the first server
+ * is set up. AsyncContextFrame (Node 24+) keeps no context on a settled promise: nothing to do there.
  */
 export function loadLazyGlobalsOutsideAnyScope(): void {
   if (loaded) return;

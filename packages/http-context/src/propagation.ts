@@ -27,11 +27,9 @@ export interface OutgoingPropagation {
 
 /**
  * Outgoing propagation for the whole process, wherever a requestContext scope is open and no server's own
- * `propagation` option covers it: a job's run (runJob, bullmqTelemetry, consumeHandler), a scheduled tick, or
- * a request of a server that set none. Without it, only requests of a server that set `propagation` propagate,
- * so a chain request -> job -> HTTP call lost its correlation at the worker. The same options as the server's
- * `propagation` (an allow-list of origins, checked now; `requestIdHeader`, default `x-request-id`). A later
- * call replaces the policy.
+ * `propagation` covers it: a job's run (runJob, bullmqTelemetry, consumeHandler), a scheduled tick, or a request
+ * of a server that set none, so that request -> job -> HTTP call stays one chain. The same options as a server's
+ * `propagation`, checked now (`requestIdHeader` defaults to `x-request-id`); a later call replaces the policy.
  *
  *     outgoingPropagation({ allowedOrigins: ['http://billing.internal:8080'] }); // once, in the worker
  */

@@ -100,14 +100,11 @@ export class AmbientContextManager implements ContextManager {
   }
 
   /**
-   * The bound function runs with `context` active, and with the rest of Ambient's values (requestContext) as
-   * they were where it was bound. For emitters that is where each listener is added: http instrumentation
-   * binds a request and response before any framework middleware opened the request's scope, so a body
-   * parser's `data`/`end` listeners, added later, must take requestContext from where they were added, not
-   * from bind time (expressjs/body-parser#422, nodejs/node#41285). Outside a request nothing is captured but
-   * the OpenTelemetry context, exactly as with AsyncLocalStorageContextManager.
-   * The context of every other AmbientContextManager is never captured: it is the caller's, as it would be with
-   * two of OpenTelemetry's managers, each on its own AsyncLocalStorage.
+   * The bound function runs with `context` active and Ambient's values as they were where it was bound; for an
+   * emitter, where each listener is added: http instrumentation binds `req`/`res` before any middleware opened
+   * the request's scope, and a body parser's `data`/`end` listeners, added later, need the request's values
+   * (expressjs/body-parser#422, nodejs/node#41285). Every other AmbientContextManager's context is the caller's,
+   * as with two of OpenTelemetry's managers, each on its own AsyncLocalStorage.
    */
   #bindFunction<F extends AnyFunction>(
     context: Context,

@@ -19,14 +19,16 @@ export const errors = defineErrors({
   ...usageErrorTemplates({ argument: 'ERR_AMBIENT_PINO_INVALID_ARGUMENT', option: 'ERR_AMBIENT_PINO_INVALID_OPTION' }),
 });
 
+const readme = 'https://github.com/ambient-js/ambient/tree/main/packages/pino-context#errors-and-warnings';
+
 /** Every warning @ambient/pino-context emits (`process.on('warning')`, type `AmbientWarning`). */
 export const warnings = defineWarnings({
   pinoHttpOutsideScope: {
     code: 'WARN_AMBIENT_PINO_HTTP_OUTSIDE_SCOPE',
     once: true,
     message: () =>
-      "pino-http asked for a request id outside any request scope, so its ids will not match Ambient's. " +
-      'Mount the Ambient adapter (expressContext(), koaContext(), ...) before pino-http.',
+      "pino-http asked for a request id outside any request scope, so its ids will not match Ambient's: mount " +
+      `the Ambient adapter (expressContext(), koaContext(), ...) before pino-http (${readme}).`,
   },
 });
 
