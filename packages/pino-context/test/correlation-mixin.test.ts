@@ -81,19 +81,6 @@ describe.each([
     ]);
   });
 
-  it('reads a requestContext made by an older copy of core, which cannot hand over its scope object', () => {
-    const { stream, lines } = logSink();
-    const logger = createLogger({ mixin: correlationMixin() }, stream);
-    const kScopeObject = Symbol.for('@ambient/core.Context.scopeObject.v1');
-    Object.defineProperty(requestContext, kScopeObject, { value: undefined, configurable: true });
-    try {
-      requestContext.run({ requestId: 'req-old', ...trace }, () => logger.info('older copy'));
-    } finally {
-      delete (requestContext as unknown as Record<symbol, unknown>)[kScopeObject];
-    }
-    expect(lines[0]).toMatchObject({ msg: 'older copy', requestId: 'req-old', ...trace });
-  });
-
   it('tells @ambient/diagnostics of a line logged outside any scope, and of none inside one', () => {
     const { stream } = logSink();
     const logger = createLogger({ mixin: correlationMixin() }, stream);
