@@ -3,8 +3,11 @@ import type { Channel } from 'node:diagnostics_channel';
 import { functionShapedLike } from './forwarding-function.js';
 import { implementation, runWithFrame, storage, type Frame } from './registry.js';
 
-/** A frame in which no Variable and no Context holds a value: what the root and an empty capture run in. */
-export const rootFrame: Frame = Object.freeze([]);
+/**
+ * A frame in which no Variable and no Context holds a value: what the root and an empty capture run in. Not
+ * frozen: a frozen array is copied on a slow path, and frameWith copies before it writes anyway.
+ */
+export const rootFrame: Frame = [];
 
 declare const kCaptured: unique symbol;
 

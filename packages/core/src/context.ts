@@ -109,6 +109,23 @@ export function createContext<S extends object>(options?: ContextOptions): Conte
 }
 
 /**
+ * Runs `fn` in a new scope of `context` opened from the root, as `runInRoot(() => context.run(values, fn))` would,
+ * entering one frame, with the scope's values written by `fill` into the scope object itself: every job run
+ * opens its scope this way.
+ */
+export function runFromRoot<S extends object, R>(
+  context: Context<S>,
+  fill: (scope: Partial<S>) => void,
+  fn: () => R,
+): R {
+  const slot = contextSlot(context);
+  if (slot === undefined) throw errors.invalidArgument('runFromRoot(context)', 'a context of this copy', context);
+  const scope = Object.create(scopePrototype) as Partial<S>;
+  fill(scope);
+  return runWithFrame(frameWith(undefined, slot, scope), fn);
+}
+
+/**
  * The object `set` writes the current scope's values of `context` to, or `undefined` outside any scope, read
  * without reporting a miss to @ambient/diagnostics: for code whose normal case is to run outside any scope.
  */

@@ -14,7 +14,7 @@ import {
   runInCapturedContext,
   type CapturedContext,
 } from './captured-context.js';
-import { scopeObject } from './context.js';
+import { runFromRoot, scopeObject } from './context.js';
 import {
   defineErrors,
   defineWarnings,
@@ -34,7 +34,6 @@ import { readOptions, rule, rules, type OptionErrors, type OptionRule, type Opti
 import {
   diagnosticsProbe,
   loadedCopies,
-  setDiagnosticsProbe,
   sharedState,
   type CoreCopy,
   type DiagnosticsProbe,
@@ -58,6 +57,7 @@ export {
   captureWith,
   runInCapturedContext,
   enterCapturedContext,
+  runFromRoot,
   attachValue,
   bindChannelContext,
   keptTracingChannel,
@@ -72,7 +72,6 @@ export {
   activeTrace,
   // the process: diagnostics, copies, the implementation, state shared across copies
   diagnosticsProbe,
-  setDiagnosticsProbe,
   loadedCopies,
   asyncContextImplementation,
   sharedState,

@@ -55,7 +55,6 @@ interface Registry {
   readonly contextSlots: WeakMap<object, number>;
   nextSlot: number;
   readonly shared: Map<string, unknown>;
-  probe: DiagnosticsProbe | undefined;
 }
 
 const kRegistry = Symbol.for('@ambient/core.registry.v1');
@@ -78,7 +77,6 @@ function createRegistry(copies: CoreCopy[]): Registry {
     contextSlots: new WeakMap(),
     nextSlot: 0,
     shared: new Map(),
-    probe: undefined,
   };
 }
 
@@ -210,15 +208,11 @@ export function sharedState<T>(key: string, create: () => T): T {
   return registry.shared.get(key) as T;
 }
 
-export function diagnosticsProbe(): DiagnosticsProbe | undefined {
-  return registry.probe;
-}
+/** Where @ambient/diagnostics installs its probe while it is on: its state, under its own key. */
+const diagnostics = sharedState<{ probe?: DiagnosticsProbe }>('@ambient/diagnostics.probe', () => ({}));
 
-/** Installs (or, with `undefined`, removes) the process's diagnostics probe; returns the one it replaced. */
-export function setDiagnosticsProbe(probe: DiagnosticsProbe | undefined): DiagnosticsProbe | undefined {
-  const previous = registry.probe;
-  registry.probe = probe;
-  return previous;
+export function diagnosticsProbe(): DiagnosticsProbe | undefined {
+  return diagnostics.probe;
 }
 
 /** Every copy of @ambient/core loaded so far, first first. */

@@ -51,8 +51,15 @@ export interface CarrierFields {
   readonly traceState?: string;
 }
 
-/** What readCarrier returned, in every copy of this package: read again, each is returned as it is. */
-const readResults = sharedState('@ambient/correlation.read-carriers', () => new WeakSet<CarrierFields>());
+/**
+ * The mark of a result of readCarrier, on the prototype of every result, one symbol for every copy of this
+ * package: a result given back is returned as it is, and an object merely shaped like one is read as a carrier.
+ */
+const kRead = sharedState('@ambient/correlation.read-carrier', () => Symbol('ambient.readCarrier'));
+const readPrototype: object = Object.freeze(Object.create(Object.prototype, { [kRead]: { value: true } }) as object);
+
+/** The keys a carrier is read by, in the order their fields are checked. */
+const keys = [carrierKeys.requestId, carrierKeys.correlationId, carrierKeys.traceParent, carrierKeys.traceState];
 
 /**
  * Reads a carrier that came from outside (another process, another library, a hand-written message) by the
@@ -63,28 +70,30 @@ const readResults = sharedState('@ambient/correlation.read-carriers', () => new 
  */
 export function readCarrier(carrier: unknown, validateId: (id: string) => boolean = isValidRequestId): CarrierFields {
   if (typeof carrier !== 'object' || carrier === null || Array.isArray(carrier)) return {};
-  if (readResults.has(carrier)) return carrier;
-  const text: Partial<Record<keyof typeof carrierKeys, string>> = {};
-  for (const [field, key] of Object.entries(carrierKeys) as Array<[keyof typeof carrierKeys, string]>) {
-    try {
-      if (Object.hasOwn(carrier, key)) text[field] = textOf((carrier as Record<string, unknown>)[key]);
-    } catch {
-      // a throwing getter or proxy trap: the field is absent
-    }
-  }
-  const fields: { -readonly [K in keyof CarrierFields]: CarrierFields[K] } = {};
-  if (text.requestId !== undefined && safely(validateId, text.requestId)) fields.causationId = text.requestId;
-  const correlation = text.correlationId;
+  if ((carrier as Record<symbol, unknown>)[kRead] === true) return carrier;
+  const [requestId, correlationId, traceParent, traceState] = keys.map((key) => textAt(carrier, key));
+  const fields: { -readonly [K in keyof CarrierFields]: CarrierFields[K] } = Object.create(readPrototype) as object;
+  if (requestId !== undefined && safely(validateId, requestId)) fields.causationId = requestId;
   // The first hop's correlation id is the producer's own request id: the same text, already checked.
-  const checked = correlation === fields.causationId && validateId === isValidRequestId;
-  if (correlation !== undefined && (checked || safely(validateId, correlation))) fields.correlationId = correlation;
-  const traceParent = parseTraceParent(text.traceParent);
-  if (traceParent !== undefined) {
-    fields.traceParent = traceParent;
-    if (text.traceState !== undefined && isValidTraceState(text.traceState)) fields.traceState = text.traceState;
+  const checked = correlationId === fields.causationId && validateId === isValidRequestId;
+  if (correlationId !== undefined && (checked || safely(validateId, correlationId))) {
+    fields.correlationId = correlationId;
   }
-  readResults.add(Object.freeze(fields));
-  return fields;
+  const parsed = parseTraceParent(traceParent);
+  if (parsed !== undefined) {
+    fields.traceParent = parsed;
+    if (traceState !== undefined && isValidTraceState(traceState)) fields.traceState = traceState;
+  }
+  return Object.freeze(fields);
+}
+
+/** The text of the carrier's own property `key`, if it has one; a getter or proxy trap that throws gives none. */
+function textAt(carrier: object, key: string): string | undefined {
+  try {
+    return Object.hasOwn(carrier, key) ? textOf((carrier as Record<string, unknown>)[key]) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A carrier value's text: a string, or bytes read as latin1 (the checks then refuse anything non-ASCII). */

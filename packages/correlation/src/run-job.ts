@@ -1,5 +1,5 @@
-import { requestContext, runInRoot, type JobInfo, type RequestStore } from '@ambient/core';
-import { readOptions, rule, rules, type OptionShape } from '@ambient/core/internal';
+import { requestContext, type JobInfo, type RequestStore } from '@ambient/core';
+import { readOptions, rule, rules, runFromRoot, type OptionShape } from '@ambient/core/internal';
 import { readCarrier, type CarrierFields } from './carrier.js';
 import { errors } from './errors.js';
 import { isValidRequestId, uuidv7 } from './request-id.js';
@@ -53,17 +53,19 @@ export function runJob<R>(job: JobRun, fn: () => R): R {
   const given = readOptions<JobRun>(job, jobShape, { where, errors, path: 'job' });
   if (given.name === undefined) throw errors.invalidOption(where, 'job.name', jobShape.name.expected, undefined);
   if (typeof fn !== 'function') throw errors.invalidArgument(where, 'a function', fn);
-  const values = jobValues(given, readCarrier(given.carrier));
-  return runInRoot(() => requestContext.run(values, fn));
+  const fields = readCarrier(given.carrier);
+  return runFromRoot(requestContext, (values) => fillJobValues(values, given, fields), fn);
 }
 
-function jobValues(job: JobRun, fields: CarrierFields): RequestStore {
+/** The run's values, written into its new scope. */
+function fillJobValues(values: Partial<RequestStore>, job: JobRun, fields: CarrierFields): void {
   const info: { -readonly [K in keyof JobInfo]: JobInfo[K] } = { name: job.name };
   if (job.id !== undefined && isValidRequestId(job.id)) info.id = job.id;
   if (job.system !== undefined) info.system = job.system;
   if (job.queue !== undefined) info.queue = job.queue;
   if (job.attempt !== undefined) info.attempt = job.attempt;
-  const values: RequestStore = { requestId: newRequestId(job.generateRequestId), job: info };
+  values.requestId = newRequestId(job.generateRequestId);
+  values.job = info;
   if (fields.causationId !== undefined) values.causationId = fields.causationId;
   const correlationId = fields.correlationId ?? fields.causationId;
   if (correlationId !== undefined) values.correlationId = correlationId;
@@ -73,7 +75,6 @@ function jobValues(job: JobRun, fields: CarrierFields): RequestStore {
     values.traceFlags = fields.traceParent.traceFlags;
     if (fields.traceState !== undefined) values.traceState = fields.traceState;
   }
-  return values;
 }
 
 /** A user generator that throws or returns no usable id must not fail the job: the default id then. */

@@ -1,11 +1,5 @@
 import { requestContext } from '@ambient/core';
-import {
-  diagnosticsProbe,
-  scopeObject,
-  setDiagnosticsProbe,
-  sharedState,
-  type DiagnosticsProbe,
-} from '@ambient/core/internal';
+import { scopeObject, sharedState, type DiagnosticsProbe } from '@ambient/core/internal';
 import { capabilities } from './capabilities.js';
 import { copiesWatcher } from './copies.js';
 import { watchDriverChannels } from './driver-channels.js';
@@ -36,6 +30,9 @@ export interface Diagnostics {
 const holder = sharedState<{ active: Diagnostics | undefined }>('@ambient/diagnostics.active', () => ({
   active: undefined,
 }));
+
+/** Where the probe that every Ambient package reports to is installed (core reads it: diagnosticsProbe()). */
+const installed = sharedState<{ probe?: DiagnosticsProbe }>('@ambient/diagnostics.probe', () => ({}));
 
 /**
  * Switches diagnostics on for this process and reports, each as a process warning with a stable code and to
@@ -102,7 +99,8 @@ export function enableDiagnostics(options?: DiagnosticsOptions): Diagnostics {
     ...(resolved.drivers ? [watchDriverChannels(reporter)] : []),
     () => retained.stop(),
   ];
-  const replaced = setDiagnosticsProbe(probe);
+  const replaced = installed.probe;
+  installed.probe = probe;
   reporter.report({ kind: 'capabilities', code: 'WARN_AMBIENT_DIAGNOSTICS_ON', capabilities: capabilities() });
   checkCopies();
   const diagnostics: Diagnostics = {
@@ -116,7 +114,7 @@ export function enableDiagnostics(options?: DiagnosticsOptions): Diagnostics {
       if (holder.active !== diagnostics) return;
       holder.active = undefined;
       reporter.stopped = true;
-      if (diagnosticsProbe() === probe) setDiagnosticsProbe(replaced);
+      if (installed.probe === probe) installed.probe = replaced;
       for (const undo of undos.reverse()) undo();
     },
   };

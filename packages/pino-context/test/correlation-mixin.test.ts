@@ -1,6 +1,6 @@
 import { AmbientError } from '@ambient/core';
 import { contextCarrier, runJob } from '@ambient/correlation';
-import { setDiagnosticsProbe, setTraceSource } from '@ambient/core/internal';
+import { setTraceSource, sharedState, type DiagnosticsProbe } from '@ambient/core/internal';
 import { correlationMixin, requestContext } from '@ambient/pino-context';
 import pino from 'pino';
 import pino9 from 'pino9';
@@ -85,18 +85,20 @@ describe.each([
     const { stream } = logSink();
     const logger = createLogger({ mixin: correlationMixin() }, stream);
     const missed: string[] = [];
-    setDiagnosticsProbe({
+    // Where @ambient/diagnostics installs its probe, as it does when it is on.
+    const installed = sharedState<{ probe?: DiagnosticsProbe }>('@ambient/diagnostics.probe', () => ({}));
+    installed.probe = {
       missedRead: (context) => missed.push(context),
       requestOpened: () => undefined,
       boundary: () => undefined,
-    });
+    };
     try {
       requestContext.run({ requestId: 'req-1' }, () => logger.info('inside'));
       expect(missed).toEqual([]);
       logger.info('outside');
       expect(missed).toEqual(['requestContext']);
     } finally {
-      setDiagnosticsProbe(undefined);
+      installed.probe = undefined;
     }
   });
 
