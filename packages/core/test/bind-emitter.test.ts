@@ -211,6 +211,26 @@ describe('bindEmitter', () => {
     );
   });
 
+  it('a once listener reached again by a nested emit runs once; a listener that is no function is left to EventEmitter', () => {
+    const emitter = bindEmitter(new EventEmitter());
+    let calls = 0;
+    let nested = false;
+    // The outer emit iterates a copy of the listeners, which still holds the once listener the nested emit ran.
+    emitter.on('event', () => {
+      if (nested) return;
+      nested = true;
+      emitter.emit('event');
+    });
+    emitter.once('event', () => calls++);
+    emitter.emit('event');
+    expect(calls).toBe(1);
+    for (const add of ['on', 'once'] as const) {
+      expect(() => emitter[add]('event', 'no function' as never)).toThrow(
+        expect.objectContaining({ code: 'ERR_INVALID_ARG_TYPE' }) as Error,
+      );
+    }
+  });
+
   it('rejects what is not an EventEmitter with ERR_AMBIENT_INVALID_ARGUMENT', () => {
     expectAmbientError(() => bindEmitter({} as never), 'ERR_AMBIENT_INVALID_ARGUMENT');
     expectAmbientError(() => bindEmitter(null as never), 'ERR_AMBIENT_INVALID_ARGUMENT');

@@ -1,5 +1,5 @@
 import { createContext, requestContext, Variable, type Context } from '@ambient/core';
-import { scopeObject } from '@ambient/core/internal';
+import { runFromRoot, scopeObject } from '@ambient/core/internal';
 import { delay, expectAmbientError, itFromEveryState } from './helpers/starting-states.js';
 
 interface Store {
@@ -222,5 +222,52 @@ describe('scopeObject(context)', () => {
 
   it('knows nothing of an object that is no context', () => {
     expect(scopeObject({} as Context<Store>)).toBeUndefined();
+  });
+});
+
+describe('runFromRoot(context, fill, fn)', () => {
+  const tenant = new Variable<string>({ name: 'tenant' });
+  let context: Context<Store>;
+  beforeEach(() => {
+    context = createContext<Store>({ name: 'runFromRootContext' });
+  });
+
+  itFromEveryState("opens a scope of the values fill writes, from the root: nothing of the caller's is inside", () => {
+    const [inside, tenantInside, written] = tenant.run('acme', () =>
+      context.run({ requestId: 'caller', user: 'ada' }, () =>
+        runFromRoot(
+          context,
+          (scope) => {
+            scope.requestId = 'job';
+          },
+          () => [context.snapshot(), tenant.get(), scopeObject(context)],
+        ),
+      ),
+    );
+    expect(inside).toEqual({ requestId: 'job' });
+    expect(tenantInside).toBeUndefined();
+    expect(written).toEqual({ requestId: 'job' });
+    expect(context.active).toBe(false);
+  });
+
+  it("writes into a scope of a scope's own shape, with nothing inherited", () => {
+    const inherited = runFromRoot(
+      context as unknown as Context<Record<string, unknown>>,
+      () => undefined,
+      () => context.get('toString' as never),
+    );
+    expect(inherited).toBeUndefined();
+  });
+
+  it('refuses what is no context, with a coded TypeError', () => {
+    expectAmbientError(
+      () =>
+        runFromRoot(
+          {} as Context<Store>,
+          () => undefined,
+          () => 1,
+        ),
+      'ERR_AMBIENT_INVALID_ARGUMENT',
+    );
   });
 });

@@ -1,17 +1,22 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import * as core from '@ambient/core';
+import type * as internal from '@ambient/core/internal';
 
 type Core = typeof core;
 const kRegistry = Symbol.for('@ambient/core.registry.v1');
 
 /** A second, separately evaluated copy of @ambient/core, as a duplicate install or the other build would be. */
-function loadAnotherCopy(): Core {
-  let copy: Core | undefined;
+type Internal = typeof internal;
+
+function loadAnotherCopy(): Core & { internal: Internal } {
+  let copy: (Core & { internal: Internal }) | undefined;
   jest.isolateModules(() => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a second copy of the module, as a duplicate install loads it
-    copy = require('../src/index') as Core;
+    /* eslint-disable @typescript-eslint/no-require-imports -- a second copy of the module, as a duplicate install loads it */
+    copy = { ...(require('../src/index') as Core), internal: require('../src/internal') as Internal };
+    /* eslint-enable @typescript-eslint/no-require-imports */
   });
-  if (copy === undefined || copy === core) throw new Error('jest.isolateModules did not load a second copy');
+  if (copy === undefined || copy.Variable === core.Variable)
+    throw new Error('jest.isolateModules did not load a second copy');
   return copy;
 }
 
@@ -189,6 +194,11 @@ describe('the AsyncContext backend', () => {
         ),
       );
       variable.run('value', () => expect(() => variable.set('x')).toThrow(fresh.AmbientError));
+      // Nothing else enters in place there either: attach, and a subscriber's enter, say so.
+      expect(() => fresh.internal.attachValue(new fresh.Variable<string>(), 'x')).toThrow(
+        expect.objectContaining({ code: 'ERR_AMBIENT_SET_UNSUPPORTED' }) as Error,
+      );
+      expect(fresh.internal.enterCapturedContext(undefined)).toBe(false);
       expect(variable.get()).toBe('default');
     } finally {
       holder[kRegistry] = savedRegistry;

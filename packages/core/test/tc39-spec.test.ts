@@ -319,6 +319,30 @@ describe.each([
   });
 });
 
+describe('OrdinaryCreateFromConstructor', () => {
+  it.each([
+    ['Variable', Variable, Variable.prototype],
+    ['Snapshot', Snapshot, Snapshot.prototype],
+  ] as const)('%s: a new.target whose prototype is no object gives its own prototype', (_, Class, prototype) => {
+    for (const value of [undefined, null, true, '', Symbol('p'), 1]) {
+      const newTarget = function () {}.bind(null) as unknown as { prototype: unknown };
+      Object.defineProperty(newTarget, 'prototype', { value, configurable: true });
+      expect(Object.getPrototypeOf(Reflect.construct(Class, [], newTarget as never))).toBe(prototype);
+    }
+    // An object, even Object.prototype itself, is taken as it is.
+    expect(Object.getPrototypeOf(Reflect.construct(Class, [], Object))).toBe(Object.prototype);
+    class Sub extends (Class as new () => object) {}
+    expect(Object.getPrototypeOf(new Sub())).toBe(Sub.prototype);
+  });
+
+  it('instances have no own properties, string or symbol keyed', () => {
+    for (const instance of [new Variable({ name: 'v', defaultValue: 1 }), new Snapshot()]) {
+      expect(Reflect.ownKeys(instance)).toEqual([]);
+    }
+    expect([Variable.name, Snapshot.name]).toEqual(['Variable', 'Snapshot']);
+  });
+});
+
 const boom = new Error('boom');
 function thrower(): never {
   throw boom;

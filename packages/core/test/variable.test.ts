@@ -139,4 +139,14 @@ describe('Variable', () => {
     expectAmbientError(() => variable.run('x', 'not a function' as never), 'ERR_AMBIENT_INVALID_ARGUMENT');
     expectAmbientError(() => variable.wrap('x', 42 as never), 'ERR_AMBIENT_INVALID_ARGUMENT');
   });
+
+  it('each method, called on anything but a Variable, throws a TypeError coded ERR_AMBIENT_INVALID_RECEIVER', () => {
+    const { get, run, wrap, set } = Variable.prototype;
+    for (const receiver of [{}, undefined, new Snapshot()]) {
+      expectAmbientError(() => get.call(receiver), 'ERR_AMBIENT_INVALID_RECEIVER');
+      expectAmbientError(() => run.call(receiver, 1, () => 1), 'ERR_AMBIENT_INVALID_RECEIVER');
+      expectAmbientError(() => wrap.call(receiver, 1, () => 1), 'ERR_AMBIENT_INVALID_RECEIVER');
+      expectAmbientError(() => set.call(receiver, 1), 'ERR_AMBIENT_INVALID_RECEIVER');
+    }
+  });
 });
