@@ -57,7 +57,7 @@ const notOnEveryLine = [
     // The conformance case `request-id-unique` (profile `ambient`), about 10 s of each line on a 2-core machine:
     // 10,000 requests per adapter, asserting only that the ids echoed in the response headers are distinct. Each
     // adapter writes that header from the id generator as the scope opens, before any async hop, so nothing
-    // there crosses a context; the generator's own uniqueness test (packages/http-context/test/request-id.test.ts,
+    // there crosses a context; the generator's own uniqueness test (packages/correlation/test/request-id.test.ts,
     // 200,000 ids) runs on every line.
     jestTestName: 'request-id-unique (ambient)',
   },

@@ -1,4 +1,5 @@
-// Runs test262's AsyncContext tests (test/built-ins/AsyncContext/**/*.js) against a built @ambient/core.
+// Runs test262's AsyncContext tests (test/built-ins/AsyncContext/**/*.js) against a built @ambient/core. They
+// are not on test262's main branch yet: check out its pull request tc39/test262#3874.
 //
 //   node scripts/test262.mjs <test262 checkout> [--core <built package folder, default packages/core>]
 //
