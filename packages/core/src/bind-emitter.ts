@@ -8,10 +8,9 @@ type Listener = (...args: unknown[]) => unknown;
 type AddListener = (this: EventEmitter, event: string | symbol, listener: Listener) => EventEmitter;
 
 /**
- * Makes every listener registered from now on run in the context it was registered in, not in the context of
- * `emit()`'s caller: an `end` listener on an HTTP request otherwise runs in the parser's (nodejs/node#41285,
- * nodejs/node#33723). The wrapper carries the original as `.listener`, as `once` wrappers do, so removing,
- * listing and counting listeners work unpatched.
+ * Makes every listener registered from now on run in the context it was registered in, not in `emit()`'s caller's
+ * (an HTTP request's `end` runs in the parser's: nodejs/node#41285, nodejs/node#33723). The wrapper carries the
+ * original as `.listener`, as `once` wrappers do, so removing, listing and counting listeners work unpatched.
  */
 export function bindEmitter<E extends EventEmitter>(emitter: E): E {
   const target = emitter as unknown as BoundEmitter;

@@ -26,7 +26,7 @@ export function runInFrame<R>(
   thisArg: unknown,
   args: ArrayLike<unknown>,
 ): R {
-  if (frame !== storage.getStore()) return runWithFrame(frame ?? rootFrame, Reflect.apply, fn, thisArg, args) as R;
+  if (frame !== storage.getStore()) return runWithFrame(frame ?? rootFrame, fn, thisArg, args);
   // Already current (Node emits a request's `end` in its `finish`'s context): only a set() inside `fn` is undone.
   try {
     return Reflect.apply(fn, thisArg, args) as R;

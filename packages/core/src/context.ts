@@ -61,7 +61,7 @@ export class ScopedContext<S extends object> implements Context<S> {
     if (typeof fn !== 'function') throw notAFunction(`${this.name}.run(values, fn)`, fn);
     const frame = storage.getStore();
     const scope = Object.assign(Object.create(scopePrototype) as Partial<S>, frame?.[this.#slot], values);
-    return runWithFrame(frameWith(frame, this.#slot, scope), fn, ...args);
+    return runWithFrame(frameWith(frame, this.#slot, scope), fn, undefined, args);
   }
 
   get<K extends keyof S>(key: K): S[K] | undefined {
@@ -109,9 +109,8 @@ export function createContext<S extends object>(options?: ContextOptions): Conte
 }
 
 /**
- * Runs `fn` in a new scope of `context` opened from the root, as `runInRoot(() => context.run(values, fn))` would,
- * entering one frame, with the scope's values written by `fill` into the scope object itself: every job run
- * opens its scope this way.
+ * `runInRoot(() => context.run(values, fn))` in one frame, the values written by `fill` into the new scope:
+ * how every job run opens its scope.
  */
 export function runFromRoot<S extends object, R>(
   context: Context<S>,
@@ -122,7 +121,7 @@ export function runFromRoot<S extends object, R>(
   if (slot === undefined) throw errors.invalidArgument('runFromRoot(context)', 'a context of this copy', context);
   const scope = Object.create(scopePrototype) as Partial<S>;
   fill(scope);
-  return runWithFrame(frameWith(undefined, slot, scope), fn);
+  return runWithFrame(frameWith(undefined, slot, scope), fn, undefined, []);
 }
 
 /**

@@ -11,8 +11,13 @@ export interface FrameStorage {
   enterWith(frame: Frame): void;
 }
 
-/** Calls `fn(...args)` (`this` undefined) with `frame` current, and restores the caller's when it returns or throws. */
-export type RunWithFrame = <R, A extends unknown[]>(frame: Frame, fn: (...args: A) => R, ...args: A) => R;
+/** Calls `fn` with `thisArg` and `args` and `frame` current; restores the caller's when it returns or throws. */
+export type RunWithFrame = <R>(
+  frame: Frame,
+  fn: (...args: never) => R,
+  thisArg: unknown,
+  args: ArrayLike<unknown>,
+) => R;
 
 /** async_hooks: Node 20 and 22, or 24+ with --no-async-context-frame; AsyncContextFrame: Node 24+. */
 export type Implementation = 'async_hooks' | 'AsyncContextFrame' | 'AsyncContext';
@@ -90,12 +95,14 @@ function createCell(): Cell {
       implementation: 'AsyncContext',
       storage: {
         getStore: () => variable.get(),
+        // Unreachable through the API (set() checks first); the table's code all the same.
         enterWith: () => {
-          throw new TypeError('AsyncContext has no way to change a value in place');
+          const error = new TypeError('globalThis.AsyncContext cannot change a value in place');
+          throw Object.assign(error, { code: 'ERR_AMBIENT_SET_UNSUPPORTED' });
         },
       },
-      runWithFrame: (frame, fn, ...args) =>
-        variable.run(frame, Reflect.apply, fn, undefined, args) as ReturnType<typeof fn>,
+      runWithFrame: (frame, fn, thisArg, args) =>
+        variable.run(frame, Reflect.apply, fn, thisArg, args) as ReturnType<typeof fn>,
     };
   }
   const storage = new AsyncLocalStorage<Frame>();
@@ -104,23 +111,26 @@ function createCell(): Cell {
       implementation: 'async_hooks',
       storage,
       // Only this instance's slot changes: entering in place and restoring in `finally` is run(), for less.
-      runWithFrame(frame, fn, ...args) {
+      runWithFrame(frame, fn, thisArg, args) {
         const prior = storage.getStore();
         storage.enterWith(frame);
         try {
-          return fn(...args);
+          // A spread call where `this` is undefined (every run()): V8 12 drops the array, not for Reflect.apply.
+          return thisArg === undefined
+            ? (fn as (...spread: unknown[]) => ReturnType<typeof fn>)(...(args as unknown[]))
+            : (Reflect.apply(fn, thisArg, args) as ReturnType<typeof fn>);
         } finally {
           storage.enterWith(prior as Frame);
         }
       },
     };
   }
-  // One frame shared by every instance: only run() also restores what other libraries entered inside `fn`.
+  // AsyncContextFrame (one frame shared by every instance), or anything unrecognised: run(), always correct.
   return {
     implementation: 'AsyncContextFrame',
     storage,
-    runWithFrame: (frame, fn, ...args) =>
-      storage.run(frame, Reflect.apply, fn, undefined, args) as ReturnType<typeof fn>,
+    runWithFrame: (frame, fn, thisArg, args) =>
+      storage.run(frame, Reflect.apply, fn, thisArg, args) as ReturnType<typeof fn>,
   };
 }
 

@@ -8,7 +8,7 @@ import { implementation, runWithFrame, type Implementation } from './registry.js
  */
 export function runInRoot<R, A extends unknown[]>(fn: (...args: A) => R, ...args: A): R {
   if (typeof fn !== 'function') throw notAFunction('runInRoot(fn)', fn);
-  return runWithFrame(rootFrame, fn, ...args);
+  return runWithFrame(rootFrame, fn, undefined, args);
 }
 
 /** How context propagates here: under async_hooks every resource, promises too, keeps its creator's values. */

@@ -72,7 +72,7 @@ export class Variable<T> {
   run<R, A extends unknown[]>(value: T, fn: (...args: A) => R, ...args: A): R {
     if (!Variable.#is(this)) throw errors.invalidReceiver('Variable.prototype.run', this);
     if (typeof fn !== 'function') throw notAFunction(`${this.#owner()}.run(value, fn)`, fn);
-    return runWithFrame(this.#frameWith(value), fn, ...args);
+    return runWithFrame(this.#frameWith(value), fn, undefined, args);
   }
 
   /** `fn`, bound as `run(value, () => Snapshot.wrap(fn))` would bind it, with nothing entered now. */
@@ -121,10 +121,9 @@ export interface AttachedValue {
 }
 
 /**
- * Enters `value` for `variable` in place, as Variable#set does but also outside any scope, until `dispose()`:
- * OpenTelemetry's ContextManager.attach(). Where nothing else changed in between, dispose() restores the very
- * frame from before. As with enterWith, before an async function's first `await` it reaches the caller too
- * (nodejs/node#45848).
+ * Enters `value` for `variable` in place until `dispose()` (OpenTelemetry's ContextManager.attach()), which restores
+ * the frame from before where nothing changed it since. As with enterWith, before an async function's first
+ * `await` it reaches the caller too (nodejs/node#45848).
  */
 export function attachValue<T>(variable: Variable<T>, value: T): AttachedValue {
   const slot = slotOf(variable, 'attachValue(variable)');
