@@ -1,4 +1,4 @@
-// The adapter's diagnostics_channel helpers, on a real TracingChannel and traceCallback: what
+// The internal entry's diagnostics_channel helpers, on a real TracingChannel and traceCallback: what
 // @ambient/drivers-context does for mysql2 3.20+, done here by hand on a channel of the test's own.
 import { randomUUID } from 'node:crypto';
 import { tracingChannel, type TracingChannel } from 'node:diagnostics_channel';
