@@ -1,4 +1,4 @@
-import { requestContext, runInRoot, type JobInfo } from '@ambient/core';
+import { requestContext, runInRoot, type Context, type JobInfo } from '@ambient/core';
 import { readOptions, rule, rules, scopeObject, type OptionShape } from '@ambient/core/internal';
 import { isValidRequestId, runJob, type JobRun } from '@ambient/correlation';
 import {
@@ -103,8 +103,12 @@ export class BullmqContext {
 const noContext = Object.freeze(new BullmqContext(undefined, undefined, undefined, false));
 const rootContext = Object.freeze(new BullmqContext(undefined, undefined, undefined, true));
 
-/** The job each run belongs to, by its requestContext scope object: for the metadata of its retry. */
-const inboundOfRun = new WeakMap<object, InboundJob>();
+/**
+ * The job a run belongs to, for the metadata of its retry: in the run's requestContext scope under a key of ours
+ * (a symbol: no log line or carrier reads it). A WeakMap by scope cost each job an ephemeron for the collector.
+ */
+const kInbound = Symbol('ambient.bullmq.inbound');
+const runScope = requestContext as unknown as Context<{ [kInbound]: InboundJob }>;
 
 /**
  * BullMQ's Telemetry (bullmq src/interfaces/telemetry.ts), for the `telemetry` option of Queue, Worker and
@@ -163,8 +167,8 @@ class BullmqContextManager implements ContextManager<BullmqContext> {
   }
 
   getMetadata(context: BullmqContext): string {
-    const scope = scopeObject(requestContext);
-    const inbound = scope === undefined ? undefined : inboundOfRun.get(scope);
+    // Read without reporting a miss: a job is often added outside any request.
+    const inbound = scopeObject(runScope)?.[kInbound];
     // Inside a run, an internal span's metadata is what BullMQ stores for the job's next attempt.
     if (inbound !== undefined && context.span?.kind === kindInternal) return metadataForRetry(inbound);
     const spanContext = context.span?.otelSpanIfStarted()?.spanContext();
@@ -190,7 +194,7 @@ class BullmqContextManager implements ContextManager<BullmqContext> {
     if (queue !== undefined) job.queue = queue;
     if (this.#settings.generateRequestId !== undefined) job.generateRequestId = this.#settings.generateRequestId;
     return runJob(job, () => {
-      inboundOfRun.set(scopeObject(requestContext)!, inbound);
+      runScope.set(kInbound, inbound);
       span.enterRun(inbound);
       if (otel === undefined) return fn();
       // From the root (runJob): the active context holds no span to remove first.

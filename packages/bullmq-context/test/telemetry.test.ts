@@ -2,6 +2,7 @@
 // setSpanOnContext, getMetadata, fromMetadata, with. The same paths run against the real Redis in
 // worker.test.ts and across processes in test/smoke.
 import { AmbientError, requestContext } from '@ambient/core';
+import { sharedState, type DiagnosticsProbe } from '@ambient/core/internal';
 import { bullmqTelemetry, type BullmqContext } from '@ambient/bullmq-context';
 import type { Telemetry } from 'bullmq';
 
@@ -106,6 +107,19 @@ describe('bullmqTelemetry() without OpenTelemetry', () => {
       metadata,
     );
     expect(JSON.parse(added)).toEqual({ 'x-request-id': runId, 'x-correlation-id': 'chain' });
+  });
+
+  it('a job added outside any request reads no context: diagnostics hears of no lost read', () => {
+    const missed: string[] = [];
+    // Where @ambient/diagnostics installs its probe, as it does when it is on.
+    const installed = sharedState<{ probe?: DiagnosticsProbe }>('@ambient/diagnostics.probe', () => ({}));
+    installed.probe = { missedRead: (context) => missed.push(context), requestOpened: () => {}, boundary: () => {} };
+    try {
+      expect(trace(telemetry, producer, {}, (outgoing) => outgoing)).toBe('');
+      expect(missed).toEqual([]);
+    } finally {
+      installed.probe = undefined;
+    }
   });
 
   it("root() detaches BullMQ's background loops from whatever started them", () => {
