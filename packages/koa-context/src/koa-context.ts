@@ -7,8 +7,12 @@ export type KoaContextOptions = RequestContextOptions;
 
 type OnError = (this: KoaContextLike, error: unknown) => void;
 
-/** Each onerror a koaContext bound, and the one it calls: a nested koaContext binds that one instead. */
-const unbound = new WeakMap<OnError, OnError>();
+/**
+ * On each onerror a koaContext bound, the one it calls: a nested koaContext binds that one instead. A property
+ * of the bound function rather than a WeakMap, whose entry a request is work for the collector.
+ */
+const kUnbound = Symbol('ambient.koa.unbound');
+type BoundOnError = OnError & { [kUnbound]?: OnError };
 
 /** What koaContext needs of koa's `ctx` (koa 2 and 3). */
 export interface KoaContextLike {
@@ -33,9 +37,9 @@ export function koaContext(
       // It also removes every response header before answering, the echoed id among them; the error's own
       // `headers` are what it sets back (koa/lib/context.js, onerror).
       // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with .call(this)
-      const onerror: OnError = unbound.get(ctx.onerror) ?? ctx.onerror;
+      const onerror: OnError = (ctx.onerror as BoundOnError)[kUnbound] ?? ctx.onerror;
       const scope = new Snapshot();
-      const ambientOnError = function (this: KoaContextLike, error: unknown) {
+      const ambientOnError: BoundOnError = function (this: KoaContextLike, error: unknown) {
         // koa also calls onerror(null) for every response that finishes without an error: nothing to enter.
         if (error === null || error === undefined) return onerror.call(this, error);
         scope.run(() => {
@@ -52,7 +56,7 @@ export function koaContext(
           onerror.call(this, error);
         });
       };
-      unbound.set(ambientOnError, onerror);
+      ambientOnError[kUnbound] = onerror;
       ctx.onerror = ambientOnError;
       return next();
     });
