@@ -1,4 +1,3 @@
 export { publishOptions, type PublishOptionsLike } from './publish-options.js';
 export { consumeHandler, type ConsumeHandlerOptions, type ConsumeMessageLike } from './consume-handler.js';
 export type { AmqpContextError, AmqpContextErrorCode } from './errors.js';
-export { requestContext, type JobInfo, type RequestStore } from '@ambient/core';

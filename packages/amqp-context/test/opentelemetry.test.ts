@@ -5,7 +5,8 @@
 import { context, trace, ROOT_CONTEXT, type Span } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { AmbientContextManager } from '@ambient/opentelemetry-context';
-import { consumeHandler, requestContext, type ConsumeHandlerOptions } from '@ambient/amqp-context';
+import { requestContext } from '@ambient/core';
+import { consumeHandler, type ConsumeHandlerOptions } from '@ambient/amqp-context';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });

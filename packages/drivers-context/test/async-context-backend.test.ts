@@ -1,7 +1,7 @@
 // On the AsyncContext backend (globalThis.AsyncContext present when @ambient/core first loads) values do not
 // live in an AsyncLocalStorage, so no TracingChannel can be bound: guardDrivers binds none and patches
 // mysql2 3.20+ as it patches older versions. A pure check of the backend switch with a minimal
-// AsyncContext.Variable (as core's storage.test.ts does), then a real hand-off on MariaDB.
+// AsyncContext.Variable (as core's registry.test.ts does), then a real hand-off on MariaDB.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import mysql2 from 'mysql2';
 import type * as core from '@ambient/core';

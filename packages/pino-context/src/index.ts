@@ -3,4 +3,3 @@ export type { CorrelationFieldNames } from './correlation-fields.js';
 export { requestLogger, type ChildLogger, type RequestLoggerOptions } from './request-logger.js';
 export { pinoHttpGenReqId } from './pino-http.js';
 export type { PinoContextError, PinoContextErrorCode, PinoContextWarningCode } from './errors.js';
-export { requestContext, type RequestStore } from '@ambient/core';

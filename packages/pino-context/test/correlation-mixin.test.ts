@@ -1,7 +1,7 @@
-import { AmbientError } from '@ambient/core';
+import { AmbientError, requestContext } from '@ambient/core';
 import { contextCarrier, runJob } from '@ambient/correlation';
 import { setTraceSource, sharedState, type DiagnosticsProbe } from '@ambient/core/internal';
-import { correlationMixin, requestContext } from '@ambient/pino-context';
+import { correlationMixin } from '@ambient/pino-context';
 import pino from 'pino';
 import pino9 from 'pino9';
 import { logSink } from './log-lines.js';

@@ -6,7 +6,8 @@ import express from 'express';
 import pino from 'pino';
 import { pinoHttp, type Options } from 'pino-http';
 import { expressContext } from '@ambient/express-context';
-import { correlationMixin, pinoHttpGenReqId, requestContext } from '@ambient/pino-context';
+import { requestContext } from '@ambient/core';
+import { correlationMixin, pinoHttpGenReqId } from '@ambient/pino-context';
 import { send } from '@ambient/conformance';
 import { logSink, until, type LogLine } from './log-lines.js';
 

@@ -1,5 +1,5 @@
-import { AmbientError } from '@ambient/core';
-import { correlationMixin, requestContext, requestLogger } from '@ambient/pino-context';
+import { AmbientError, requestContext } from '@ambient/core';
+import { correlationMixin, requestLogger } from '@ambient/pino-context';
 import pino from 'pino';
 import { logSink } from './log-lines.js';
 

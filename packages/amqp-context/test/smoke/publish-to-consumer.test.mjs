@@ -27,7 +27,8 @@ for (const amqplib of ['amqplib', 'amqplib010']) {
   // `skip` (above): set only where RabbitMQ is not reachable on 127.0.0.1; under CI=true serviceSkip throws.
   test(`${amqplib}: request -> message -> consumer process`, { skip, timeout: 120_000 }, async (t) => {
     const amqp = require(amqplib);
-    const { publishOptions, requestContext } = require('@ambient/amqp-context');
+    const { publishOptions } = require('@ambient/amqp-context');
+    const { requestContext } = require('@ambient/core');
     const queue = `ambient-e2e-${randomUUID()}`;
     const linkQueue = `${queue}-link`;
     const logFile = join(mkdtempSync(join(tmpdir(), 'ambient-amqp-')), 'consumer.log');

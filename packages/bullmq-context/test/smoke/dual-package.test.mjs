@@ -4,17 +4,19 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import * as esm from '@ambient/bullmq-context';
+import * as core from '@ambient/core';
 
-const cjs = createRequire(import.meta.url)('@ambient/bullmq-context');
+const require = createRequire(import.meta.url);
+const cjs = require('@ambient/bullmq-context');
 
 test('the ESM and CJS builds share requestContext and read each other’s metadata', () => {
-  assert.equal(esm.requestContext, cjs.requestContext);
+  assert.equal(core.requestContext, require('@ambient/core').requestContext);
   const producer = esm.bullmqTelemetry({ opentelemetry: false });
   const consumer = cjs.bullmqTelemetry({ opentelemetry: false });
-  const metadata = esm.requestContext.run({ requestId: 'req-dual' }, () =>
+  const metadata = core.requestContext.run({ requestId: 'req-dual' }, () =>
     producer.contextManager.getMetadata(producer.contextManager.active()),
   );
-  const seen = cjs.bullmqProcessor(() => esm.requestContext.get('causationId'))({
+  const seen = cjs.bullmqProcessor(() => core.requestContext.get('causationId'))({
     name: 'send',
     id: '1',
     opts: { telemetry: { metadata } },

@@ -1,12 +1,7 @@
 import { Queue, Worker, FlowProducer, type Job } from 'bullmq';
 import { expect, test } from 'tstyche';
-import {
-  bullmqProcessor,
-  bullmqTelemetry,
-  requestContext,
-  type BullmqTelemetryOptions,
-  type JobInfo,
-} from '@ambient/bullmq-context';
+import { requestContext, type JobInfo } from '@ambient/core';
+import { bullmqProcessor, bullmqTelemetry, type BullmqTelemetryOptions } from '@ambient/bullmq-context';
 
 const connection = { host: '127.0.0.1', port: 6379 };
 

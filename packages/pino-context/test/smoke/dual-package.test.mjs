@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import pino from 'pino';
+import { requestContext } from '@ambient/core';
 import * as esm from '@ambient/pino-context';
 
 const cjs = createRequire(import.meta.url)('@ambient/pino-context');
@@ -17,7 +18,7 @@ for (const [name, build] of [
     const lines = [];
     const stream = new Writable({ write: (chunk, _encoding, done) => done(null, lines.push(JSON.parse(chunk))) });
     const logger = pino({ mixin: build.correlationMixin() }, stream);
-    await esm.requestContext.run({ requestId: `smoke-${name}` }, async () => {
+    await requestContext.run({ requestId: `smoke-${name}` }, async () => {
       await new Promise((resolve) => setTimeout(resolve, 1));
       logger.info('inside');
       build.requestLogger(pino(stream)).info('child');
