@@ -1,6 +1,5 @@
 // Builds the package in the current directory to ESM (dist/esm) and CommonJS (dist/cjs) with tsc, each with
-// its own declarations. Not a bundler: esbuild (tsup) rewrites top-level `const` to `var` when it bundles, and
-// V8 only constant-folds `const` module bindings (figures: benchmarks/README.md#why-the-code-looks-the-way-it-does).
+// its own declarations, one output file per source module (no bundler).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { start } from './lanes.mjs';

@@ -62,7 +62,7 @@ export class OpenRequests {
   /**
    * Called inside the request's scope, as it opens. What every request pays, diagnostics on, is kept to a Map
    * entry by id, a property on `res` and a close listener: a WeakMap entry per request cost more than the rest
-   * together under load (benchmarks/README.md#diagnostics-diagnosticsmjs).
+   * together under load (benchmarks/README.md#why-the-code-looks-the-way-it-does).
    */
   opened(req: RequestLike, res: object, requestId: string): void {
     this.open++;

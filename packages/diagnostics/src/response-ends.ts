@@ -7,7 +7,7 @@ const kOwner = Symbol('@ambient/diagnostics.responseOwner');
  * koa's respond, fastify's reply.send): it must run in that request's scope. A handler whose flow went through a
  * callback another request ran (a shared batch, a pool hand-off) ends its response there: reported as crossed.
  * One wrapper on ServerResponse.prototype.end, and each followed response's owner in a property of its own (a
- * symbol nobody lists): a WeakMap entry per response cost more under load (benchmarks/README.md#diagnostics-diagnosticsmjs).
+ * symbol nobody lists): a WeakMap entry per response cost more under load (benchmarks/README.md#why-the-code-looks-the-way-it-does).
  */
 export function watchResponseEnds(boundary: (place: string, ownerRequestId: string) => void): {
   readonly follow: (res: object, requestId: string) => void;

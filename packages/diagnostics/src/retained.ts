@@ -19,7 +19,7 @@ export interface WatchedRequest {
  * openclaw/openclaw#126640). A young collection proves nothing, so none is reported before a full one; a quiet
  * process may go a long time without one, and then reports late, never wrongly. Registering as the scope opens
  * (not at close) spares each request a WeakRef to find its scope again, whose weak cell is garbage-collector work
- * under load (benchmarks/README.md#diagnostics-diagnosticsmjs).
+ * under load (benchmarks/README.md#why-the-code-looks-the-way-it-does).
  */
 export class RetainedScopes {
   readonly #watched = new Map<number, WatchedRequest>();
