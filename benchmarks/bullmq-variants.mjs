@@ -1,5 +1,5 @@
-// The variants the BullMQ benchmarks compare (bullmq-jobs.mjs, bullmq-worker.mjs, bullmq-instructions.mjs), each
-// a (producer, worker) pair:
+// The variants the BullMQ benchmarks compare (bullmq.bench.mjs, lab/bullmq-worker.mjs), each a (producer, worker,
+// processor wrapper) triple:
 //   none                     jobs added with bullmqTelemetry() (so every variant's jobs are the same bytes),
 //                            a Worker with no telemetry: nothing reads the metadata.
 //   no-op Telemetry          a Telemetry that does nothing, so what remains is BullMQ's own trace() around every
@@ -12,7 +12,7 @@
 //                            design written by hand, not a lower bound for every library).
 //   bullmq-otel              bullmq-otel on both sides.
 //   ambient ids only         bullmqTelemetry({ opentelemetry: false }) on both sides.
-//   ambient runInJobContext  no telemetry on the Worker; the processor wrapped in runInJobContext(job, fn).
+//   ambient bullmqProcessor  no telemetry on the Worker; the processor wrapped in bullmqProcessor(processor).
 //   ambient + OpenTelemetry  bullmqTelemetry() on both sides.
 //
 // The OpenTelemetry SDK (BasicTracerProvider, AmbientContextManager, a no-op exporter) is registered for the whole
@@ -20,9 +20,8 @@
 // alike.
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 
-const require = createRequire(fileURLToPath(new URL('../packages/bullmq/package.json', import.meta.url)));
+const require = createRequire(import.meta.url);
 
 /**
  * Everything the variants share: the OpenTelemetry SDK, registered once for the whole run (in every process that
@@ -35,7 +34,8 @@ export function setUp() {
   const { BasicTracerProvider, SimpleSpanProcessor } = require('@opentelemetry/sdk-trace-base');
   const { W3CTraceContextPropagator } = require('@opentelemetry/core');
   const { AmbientContextManager } = require('@ambient/opentelemetry-context');
-  const { bullmqTelemetry, runInJobContext } = require('@ambient/bullmq-context');
+  // runInJobContext(job, fn): bullmqProcessor's name and shape before the packages were restructured.
+  const { bullmqTelemetry, bullmqProcessor, runInJobContext } = require('@ambient/bullmq-context');
   const noExport = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => undefined };
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(noExport)] });
   api.context.setGlobalContextManager(new AmbientContextManager().enable());
@@ -57,10 +57,10 @@ export function setUp() {
     'hand-written Telemetry': { producer: idsOnly, worker: handWrittenTelemetry(als), wrap: same },
     'bullmq-otel': { producer: bullmqOtel, worker: bullmqOtel, wrap: same },
     'ambient ids only': { producer: idsOnly, worker: idsOnly, wrap: same },
-    'ambient runInJobContext': {
+    'ambient bullmqProcessor': {
       producer: idsOnly,
       worker: undefined,
-      wrap: (processor) => (job) => runInJobContext(job, () => processor(job)),
+      wrap: bullmqProcessor ?? ((processor) => (job) => runInJobContext(job, () => processor(job))),
     },
     'ambient + OpenTelemetry': { producer: withOtel, worker: withOtel, wrap: same },
   };

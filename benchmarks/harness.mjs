@@ -1,189 +1,295 @@
-// Shared by the benchmarks: alternate the variants round by round, take medians, print ratios.
-import { execFile, spawnSync } from 'node:child_process';
-import http from 'node:http';
-import { Socket } from 'node:net';
+// What every benchmark and lab script shares: statistics, budget verdicts, child processes (servers driven by
+// autocannon, loops driven by messages), alternating load rounds, and instruction counts under callgrind.
+import { execFile, fork, spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { inLanes } from '../scripts/lanes.mjs';
+
+/** The q-quantile of `values`, interpolating between neighbours. */
+export function quantile(values, q) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (sorted.length - 1) * q;
+  const low = Math.floor(at);
+  return sorted[low] + (sorted[Math.ceil(at)] - sorted[low]) * (at - low);
+}
+export const median = (values) => quantile(values, 0.5);
+/** `q1 to q3` of `values`. */
+export const iqr = (values, digits = 0) =>
+  `${quantile(values, 0.25).toFixed(digits)} to ${quantile(values, 0.75).toFixed(digits)}`;
+export const fixed = (value, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits });
 
 const verdicts = [];
 
 /**
- * Prints one budget's verdict (with its figure and spread) and keeps it, so that `npm run bench` can print every
- * verdict of a Node line again in one table at its end.
+ * A budget's verdict: printed now, and again in run.mjs's list at the end, which exits 1 if any is missed.
+ * `unresolved` says why the figures cannot decide it here (the verdict still counts).
  */
-export function verdict(line) {
-  console.log(line);
-  verdicts.push(line.trim());
+export function budget(text, ok, unresolved) {
+  const line = `${ok ? 'ok    ' : 'MISSED'} ${text}${unresolved ? `; not resolved here: ${unresolved}` : ''}`;
+  console.log(`  budget: ${line}`);
+  verdicts.push({ line, ok });
+  return ok;
 }
-
-/** Every verdict printed so far, in order. */
-export function verdictsSoFar() {
-  return [...verdicts];
-}
-
-/** The q-quantile of a list of numbers, interpolating linearly between neighbours. */
-export function quantile(values, q) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const position = (sorted.length - 1) * q;
-  const low = Math.floor(position);
-  return sorted[low] + (sorted[Math.ceil(position)] - sorted[low]) * (position - low);
-}
-
-export function median(values) {
-  return quantile(values, 0.5);
-}
-
-/** Nanoseconds per operation of `loop(iterations)`, which must perform `iterations` operations. */
-export function nsPerOp(loop, iterations) {
-  const start = process.hrtime.bigint();
-  loop(iterations);
-  return Number(process.hrtime.bigint() - start) / iterations;
-}
-
-/** Runs each variant's loop once per round, alternating, and returns the median ns/op of each. */
-export function alternate(variants, { rounds, iterations }) {
-  const samples = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
-  for (const loop of Object.values(variants)) loop(Math.min(iterations, 200_000)); // warm up every variant first
-  for (let round = 0; round < rounds; round++) {
-    for (const [name, loop] of Object.entries(variants)) samples[name].push(nsPerOp(loop, iterations));
-  }
-  return Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)]));
-}
-
-/** One row of a results table: ratio = ops/s of the candidate over ops/s of the baseline. */
-export function row(label, baselineNs, candidateNs, budget) {
-  const ratio = baselineNs / candidateNs;
-  const verdict =
-    budget === undefined ? '' : ratio >= budget ? `ok (budget >= ${budget}x)` : `OVER BUDGET (needs >= ${budget}x)`;
-  return {
-    label,
-    baseline: baselineNs.toFixed(1),
-    candidate: candidateNs.toFixed(1),
-    ratio: `${ratio.toFixed(2)}x`,
-    verdict,
-    pass: budget === undefined || ratio >= budget,
-  };
-}
-
-export function printTable(title, rows) {
-  console.log(`\n${title}`);
-  const headers = ['case', 'baseline ns/op', 'Ambient ns/op', 'ops/s ratio', ''];
-  const cells = rows.map((r) => [r.label, r.baseline, r.candidate, r.ratio, r.verdict]);
-  const widths = headers.map((header, i) => Math.max(header.length, ...cells.map((cell) => cell[i].length)));
-  const line = (values) => values.map((value, i) => value.padEnd(widths[i])).join('  ');
-  console.log(line(headers));
-  for (const cell of cells) console.log(line(cell));
-  for (const r of rows.filter((r) => r.verdict !== '')) verdicts.push(`${r.label}: ${r.ratio} ${r.verdict}`);
-}
+export const verdictsSoFar = () => [...verdicts];
 
 /**
- * Runs `node file measure ...args` in `count` fresh processes, one after another, and returns what each wrote
- * to stdout, parsed as JSON. At nanoseconds per operation, JIT decisions vary between processes: a median
- * across processes is steadier than any one process.
+ * Runs `node file measure ...args` in `count` fresh processes, one after another; what each printed, as JSON.
+ * At nanoseconds an operation, where the JIT lands differs from one process to the next.
  */
-export function measureInFreshProcesses(file, args, count) {
-  const results = [];
-  for (let i = 0; i < count; i++) {
-    const child = spawnSync(process.execPath, [file, 'measure', ...args], { encoding: 'utf8' });
+export function freshProcesses(file, args, count, execArgv = []) {
+  return Array.from({ length: count }, () => {
+    const child = spawnSync(process.execPath, [...execArgv, file, 'measure', ...args], { encoding: 'utf8' });
     if (child.status !== 0) throw new Error(`${file} ${args.join(' ')} failed: ${child.stderr}`);
-    results.push(JSON.parse(child.stdout));
-  }
+    return JSON.parse(child.stdout);
+  });
+}
+
+/** Runs `job` for each of `items`, two at a time (instruction counts do not depend on what else runs). */
+export async function twoAtATime(items, job) {
+  const results = new Array(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await job(items[i]);
+    }
+  };
+  await Promise.all([lane(), lane()]);
   return results;
 }
 
 /**
- * A maker of real request/response pairs on one unconnected socket, as Node's server makes them, for measuring
- * what an adapter does per request in-process: `[req, res]` each call. `request` holds what a server's parser
- * would also have set on each request (method, url, HTTP version), for code that routes it.
+ * Forks `file` (a server that calls serveForBenchmark, or a loop that calls serveLoop) and resolves once it is
+ * ready. `execPath`/`execArgv` run it through valgrind; its stderr is kept for the error if it fails.
  */
-export function requestExchanges(request) {
-  const socket = new Socket();
-  return () => {
-    const req = new http.IncomingMessage(socket);
-    req.headers = { host: '127.0.0.1' };
-    if (request !== undefined) Object.assign(req, request);
-    return [req, new http.ServerResponse(req)];
+export async function startChild(file, args, { execPath = process.execPath, execArgv = [] } = {}) {
+  const child = fork(file, args, { execPath, execArgv, stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
+  let errors = '';
+  child.stderr.on('data', (chunk) => (errors = (errors + chunk).slice(-8000)));
+  const closed = new Promise((resolve) => child.on('close', resolve));
+  const reply = () =>
+    new Promise((resolve, reject) => {
+      const onClose = (code) => reject(new Error(`${file} ${args.join(' ')} exited ${code}:\n${errors}`));
+      child.once('close', onClose);
+      child.once('message', (message) => {
+        child.off('close', onClose);
+        resolve(message);
+      });
+    });
+  const { port } = await reply();
+  return {
+    pid: child.pid,
+    port,
+    /** A loop child: runs `count` units of its work. */
+    run: async (count) => (child.send({ run: count }), reply()),
+    /** A server child: one autocannon burst; req/s, the server's CPU µs and heap bytes a request served in it. */
+    async burst({ path = '/users/42', connections = 50, ...options }) {
+      child.send('start');
+      await reply();
+      const { default: autocannon } = await import('autocannon'); // not loaded into the servers
+      const result = await autocannon({ url: `http://127.0.0.1:${port}${path}`, connections, ...options });
+      child.send('stop');
+      const { cpuMicros, served, allocated } = await reply();
+      if (result.errors > 0 || result.non2xx > 0) throw new Error(`${args.join(' ')}: requests failed`);
+      return {
+        rps: result.requests.average,
+        cpuPerRequest: cpuMicros / served,
+        bytesPerRequest: (allocated ?? NaN) / served,
+      };
+    },
+    stop: async () => (child.kill(), closed),
   };
 }
 
-/** Is valgrind installed? The instruction-count benchmarks skip without it. */
-export function hasValgrind() {
-  return spawnSync('valgrind', ['--version']).status === 0;
-}
-
-/**
- * The machine instructions valgrind's callgrind counted for one process, `node ...args` on this Node, in all its
- * threads; undefined if valgrind printed no count. Rejects if the process fails or runs past `timeoutMs`. The
- * count does not depend on what else the machine is doing, where time does; the JIT (and I/O batching, for a
- * process that talks to a server) still moves it from one process to the next, so callers compare several.
- */
-export async function instructionsOf(args, timeoutMs = 20 * 60_000) {
-  const { stderr } = await promisify(execFile)('valgrind', [...callgrind, process.execPath, ...args], {
-    maxBuffer: 1 << 24,
-    timeout: timeoutMs,
-  });
-  return collectedInstructions(stderr);
-}
-
-/** valgrind's arguments for a count of every instruction and nothing written to disk; `node` and its own follow. */
-const callgrind = ['--tool=callgrind', '--callgrind-out-file=/dev/null'];
-
-/** The total callgrind's summary on stderr reports, or undefined if there is none. */
-function collectedInstructions(stderr) {
-  const match = /Collected : (\d+)/.exec(stderr);
-  return match === null ? undefined : Number(match[1]);
-}
-
-/**
- * Instructions per unit of work for each of `cases`: each case runs in processes of its own at the two sizes of
- * `counts` (units after the same warm-up), and the difference of the two totals over the difference of the sizes
- * is one unit's count, without the process's start-up and warm-up; `repeats` such pairs of processes per case,
- * two processes at a time (a count does not depend on what else runs). `argsOf(name, count)` gives a process's
- * `node` arguments (or a promise of them); a process that needs driving while valgrind counts (a server under
- * load) is counted by `measure(name, count)` instead, a promise of its total. Returns, for each case, its
- * per-unit figures, one per pair that valgrind completed; rejects, starting nothing more, when a process fails.
- */
-export async function instructionsPerUnit(
-  cases,
-  { counts, repeats, argsOf, measure = async (name, count) => instructionsOf(await argsOf(name, count)) },
-) {
-  const runs = [];
-  for (let repeat = 0; repeat < repeats; repeat++) {
-    for (const name of cases) for (const count of counts) runs.push({ name, count, repeat });
+/** The server side of startChild: listens on 127.0.0.1 and reports its CPU time between 'start' and 'stop'. */
+export function serveForBenchmark(server) {
+  let served = 0;
+  let lastCollection = 0;
+  let before;
+  server.on('request', () => served++);
+  // Under --expose-gc, a burst starts from a full collection and reports the heap's growth: with a young
+  // generation larger than the burst allocates (and no collection in it), that is every byte allocated.
+  if (globalThis.gc) {
+    new PerformanceObserver(
+      (list) => (lastCollection = Math.max(...list.getEntries().map((e) => e.startTime))),
+    ).observe({ type: 'gc' });
   }
-  const totals = new Map();
-  await twoAtATime(runs, async (run) =>
-    totals.set(`${run.name} ${run.count} ${run.repeat}`, await measure(run.name, run.count)),
-  );
-  const perUnit = (name) =>
-    Array.from(
-      { length: repeats },
-      (_, repeat) =>
-        (totals.get(`${name} ${counts[1]} ${repeat}`) - totals.get(`${name} ${counts[0]} ${repeat}`)) /
-        (counts[1] - counts[0]),
-    ).filter(Number.isFinite);
-  return Object.fromEntries(cases.map((name) => [name, perUnit(name)]));
+  process.on('message', (message) => {
+    if (message === 'start') {
+      globalThis.gc?.();
+      before = { cpu: process.cpuUsage(), served, at: performance.now(), heap: getHeapStatistics().used_heap_size };
+      process.send('started');
+    } else if (message === 'stop') {
+      const { user, system } = process.cpuUsage(before.cpu);
+      const heap = getHeapStatistics().used_heap_size;
+      const result = { cpuMicros: user + system, served: served - before.served };
+      // A collection's entry arrives a little after it: one in the burst makes the heap's growth meaningless.
+      setTimeout(
+        () => process.send({ ...result, allocated: lastCollection > before.at ? null : heap - before.heap }),
+        20,
+      );
+    }
+  });
+  server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+}
+
+/** The loop side of startChild: `work(count)` (sync or async) each time the parent asks. */
+export function serveLoop(work) {
+  process.on('message', async ({ run }) => {
+    await work(run);
+    process.send('done');
+  });
+  process.send({ ready: true });
 }
 
 /**
- * `run(job)` for each of `jobs`, in order, two at a time (an instruction count does not depend on what else runs).
- * When one fails, no more start: one failed process fails the benchmark. Rejects with its error once the other
- * lane's job has ended too, so that no process is left running behind it.
+ * Rounds of one burst per server, the order rotating each round, at full load (req/s) then at a fixed rate of
+ * 60% of the slowest server's warm-up (CPU per request, batching alike); each round's samples by variant.
  */
-export async function twoAtATime(jobs, run) {
-  const outcomes = await Promise.allSettled(
-    inLanes(
-      jobs.map((job) => () => run(job)),
-      2,
-      { stopAfterFailure: true },
-    ),
-  );
-  // The first failure in order is one that ran: those never started come after every one that did.
-  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
-  if (failed !== undefined) throw failed.reason;
+export async function loadRounds(servers, rounds, burst) {
+  const warmUp = [];
+  for (const server of servers) warmUp.push((await server.burst({ ...burst, duration: 2 })).rps);
+  const overallRate = Math.round(Math.min(...warmUp) * 0.6);
+  const samples = [];
+  for (const options of [burst, { ...burst, overallRate }]) {
+    for (let round = 0; round < rounds; round++) {
+      const sample = { rate: options.overallRate };
+      for (let i = 0; i < servers.length; i++) {
+        const server = servers[(i + round) % servers.length];
+        sample[server.variant] = await server.burst(options);
+      }
+      samples.push(sample);
+    }
+  }
+  return { full: samples.filter((s) => !s.rate), fixed: samples.filter((s) => s.rate), overallRate };
 }
 
-/** `min-max` of a list of numbers, rounded. */
-export function range(values) {
-  return `${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)}`;
+export const hasCallgrind = () =>
+  spawnSync('valgrind', ['--version']).status === 0 && spawnSync('callgrind_control', ['--version']).status === 0;
+
+/**
+ * V8 as counted: `--predictable` runs its compilers and collector on the main thread at points that do not depend
+ * on timing, and `--predictable-gc-schedule` fixes how the heap grows (else it follows measured speeds, and a full
+ * stack's count moved by 3% from one process to the next), so a count repeats; tiering up after a tenth of the
+ * calls reaches steady code in a few thousand requests instead of 25,000 (lab/tiering.mjs compares the two).
+ */
+export const countedV8 = [
+  '--predictable',
+  '--predictable-gc-schedule',
+  '--invocation-count-for-turbofan=300',
+  '--invocation-count-for-maglev=40',
+  '--minimum-invocations-after-ic-update=50',
+];
+
+/**
+ * V8's compilers as JavaScript enters them (Maglev, TurboFan, lazy and on-stack compiles): their instructions
+ * are left out of a count and printed beside it.
+ */
+const v8Compilers =
+  /\bv8::internal::Runtime_(?:OptimizeTurbofanEager|OptimizeMaglevEager|CompileLazy|CompileOptimizedOSR\w*)\(/;
+
+/**
+ * V8's major collector: its incremental marking steps and the mark-compact pause (neither runs inside the other). One cycle
+ * costs a few hundred million instructions and starts when the old generation reaches its limit, so it falls in
+ * one variant's window and not in another's (a mysql2 guard's 2,000 queries counted 137,000 instructions a query
+ * with one, 42,000 without). Left out and printed beside; the young generation's scavenges stay in.
+ */
+const v8MajorCollector = /\bv8::internal::(?:IncrementalMarking::Step|Heap::MarkCompact)\(/;
+
+/**
+ * Instructions per unit of `file`'s work: the child starts under callgrind with instrumentation off, `warmUp(child)`
+ * runs uninstrumented (a few times faster), then `count(child)` runs `units` units with it on and the part is
+ * dumped. Returns instructions a unit without V8's compilers and major collector (`perUnit`), what those took
+ * (`compiling`, `collecting`), and where
+ * the profile by function is (`profile`, in `directory`, which the caller removes), of process `pid`.
+ */
+export async function countInstructions(file, args, { warmUp, count, units, nodeFlags = countedV8 }) {
+  const directory = await mkdtemp(join(tmpdir(), 'ambient-bench-'));
+  const profile = join(directory, 'callgrind.out');
+  let child;
+  try {
+    child = await startChild(file, args, {
+      execPath: 'valgrind',
+      execArgv: [
+        '--tool=callgrind',
+        `--callgrind-out-file=${profile}`,
+        '--dump-instr=no',
+        '--instr-atstart=no',
+        process.execPath,
+        ...nodeFlags,
+      ],
+    });
+    await warmUp(child);
+    await promisify(execFile)('callgrind_control', ['--instr=on', String(child.pid)]);
+    await count(child);
+    await promisify(execFile)('callgrind_control', ['--dump', String(child.pid)]);
+    const { total, compiling, collecting } = await partInstructions(`${profile}.1`);
+    return {
+      perUnit: (total - compiling - collecting) / units,
+      compiling: compiling / units,
+      collecting: collecting / units,
+      profile: `${profile}.1`,
+      directory,
+      pid: child.pid,
+    };
+  } catch (error) {
+    await rm(directory, { recursive: true, force: true });
+    throw error;
+  } finally {
+    await child?.stop();
+  }
+}
+
+/** countInstructions, its profile removed. */
+export async function instructions(file, args, options) {
+  const { directory, profile: _profile, pid: _pid, ...figures } = await countInstructions(file, args, options);
+  await rm(directory, { recursive: true, force: true });
+  return figures;
+}
+
+/**
+ * A callgrind profile's instruction total, and the inclusive cost of the calls into V8's compilers from outside
+ * them. callgrind compresses names: "(12) name" the first time, "(12)" after.
+ */
+async function partInstructions(file) {
+  const names = new Map();
+  const nameOf = (spec) => {
+    const [, id, name] = /^\((\d+)\)(?: (.*))?$/.exec(spec) ?? [];
+    if (id === undefined) return spec;
+    if (name !== undefined) names.set(id, name);
+    return names.get(id);
+  };
+  let total;
+  let compiling = 0;
+  let collecting = 0;
+  let caller = '';
+  let callee = '';
+  let costNext = false;
+  for (const line of (await readFile(file, 'utf8')).split('\n')) {
+    if (costNext) {
+      costNext = false;
+      const cost = Number(line.split(' ')[1]);
+      if (v8Compilers.test(callee) && !v8Compilers.test(caller)) compiling += cost;
+      if (v8MajorCollector.test(callee) && !v8MajorCollector.test(caller)) collecting += cost;
+    } else if (line.startsWith('fn=')) caller = nameOf(line.slice(3));
+    else if (line.startsWith('cfn=')) callee = nameOf(line.slice(4));
+    else if (line.startsWith('calls=')) costNext = true;
+    else if (line.startsWith('summary:') || line.startsWith('totals:')) total = Number(line.split(' ')[1]);
+  }
+  if (total === undefined) throw new Error(`${file}: not a callgrind profile`);
+  return { total, compiling, collecting };
+}
+
+/** Prints rows of cells as columns, the first left-aligned and the rest right-aligned, under `title`. */
+export function printTable(title, rows) {
+  console.log(`\n${title}`);
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => String(row[i]).length)));
+  for (const row of rows) {
+    console.log(
+      `  ${row.map((cell, i) => (i === 0 ? String(cell).padEnd(widths[i]) : String(cell).padStart(widths[i]))).join('   ')}`,
+    );
+  }
 }

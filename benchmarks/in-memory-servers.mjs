@@ -2,7 +2,7 @@
 // (`SELECT 1 AS x`): the drivers' whole client code runs (connection handshake, protocol parser, pool, callbacks),
 // and nothing leaves the process. What a query costs in-process is then what the driver and any guard or
 // instrumentation around it do, without the kernel's loopback and the database's scheduling, which move by more
-// than the 1 µs issue #16's budget is about. Replies come on a later turn of the event loop (setImmediate), as a
+// than the guard itself costs. Replies come on a later turn of the event loop (setImmediate), as a
 // socket's data does, so a pool hands connections over from one request's callback to the next, as it does on a
 // real server. A reply arrives in the context the socket was opened in, as a TCP socket's data does (its handle
 // keeps the context of its creation), not in the context of the write that caused it: a guard that restores

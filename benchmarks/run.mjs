@@ -1,57 +1,52 @@
-// `npm run bench`: every benchmark on the running node (scripts/node-matrix.mjs runs this on Node 22, 24 and 26).
-import { runAsyncHop } from './core-async-hop.mjs';
-import { runBullmqInstructions } from './bullmq-instructions.mjs';
-import { runBullmqJobs } from './bullmq-jobs.mjs';
-import { runCoreMicro } from './core-micro.mjs';
-import { runDiagnostics } from './diagnostics.mjs';
-import { runDrivers } from './drivers.mjs';
-import { runDriversInstructions } from './drivers-instructions.mjs';
-import { runAllocations } from './frameworks/allocations.mjs';
-import { runInProcess } from './frameworks/in-process.mjs';
-import { runInstructions } from './frameworks/instructions.mjs';
-import { runFrameworks } from './frameworks/run.mjs';
-import { runFullStackInstructions } from './full-stack/instructions.mjs';
-import { runFullStack } from './full-stack/run.mjs';
-import { runHttpSeed } from './http-seed/run.mjs';
-import { verdictsSoFar } from './harness.mjs';
-import { runOpenTelemetryBind } from './opentelemetry-bind.mjs';
-import { runOpenTelemetryInstructions } from './opentelemetry-instructions.mjs';
+// `npm run bench` runs this on Node 22, 24 and 26 (scripts/node-matrix.mjs): every part on the running node, then
+// every budget's verdict again; exits 1 if a budget is missed or a part fails.
+//   BENCH_ONLY=reference|core|opentelemetry|drivers|bullmq|frameworks|full-stack   (comma-separated: some parts)
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { budget, verdictsSoFar } from './harness.mjs';
 
-// BENCH_ONLY: core | opentelemetry | bullmq | drivers | drivers-instructions | diagnostics | http | in-process |
-// frameworks | framework-instructions | allocations | full-stack | full-stack-instructions
-const only = process.env.BENCH_ONLY;
-let withinBudget = true;
-if (only === undefined || only === 'core') {
-  withinBudget = runCoreMicro() && withinBudget;
-  runAsyncHop();
+/** The framework budgets' reference must be a correct middleware first: the conformance suite's universal profile. */
+function reference() {
+  const test = fileURLToPath(new URL('reference.test.mjs', import.meta.url));
+  const { status, stdout, stderr } = spawnSync(process.execPath, ['--expose-gc', '--test', test], { encoding: 'utf8' });
+  // The tap reporter's `# pass 42` (Node 22) or the spec reporter's `ℹ pass 42`.
+  const summary = stdout.split('\n').filter((line) => /^(# |ℹ )(tests|pass|fail) /.test(line));
+  if (status !== 0) console.log(stdout, stderr);
+  budget(
+    `reference: hand-written.mjs passes the universal conformance profile on express, koa and fastify (${summary
+      .map((line) => line.slice(2))
+      .join(', ')})`,
+    status === 0,
+  );
 }
-if (only === undefined || only === 'opentelemetry') {
-  runOpenTelemetryBind();
-  withinBudget = (await runOpenTelemetryInstructions()) && withinBudget;
+
+const parts = {
+  reference,
+  core: () => import('./core-micro.bench.mjs').then((part) => part.run()),
+  opentelemetry: () => import('./opentelemetry.bench.mjs').then((part) => part.run()),
+  drivers: () => import('./drivers.bench.mjs').then((part) => part.run()),
+  bullmq: () => import('./bullmq.bench.mjs').then((part) => part.run()),
+  frameworks: () => import('./frameworks.bench.mjs').then((part) => part.run()),
+  'full-stack': () => import('./full-stack.bench.mjs').then((part) => part.run()),
+};
+const only = process.env.BENCH_ONLY?.split(',') ?? Object.keys(parts);
+const unknown = only.filter((name) => !Object.hasOwn(parts, name));
+if (unknown.length > 0) throw new Error(`BENCH_ONLY: no part ${unknown.join(', ')}; parts: ${Object.keys(parts)}`);
+
+const started = Date.now();
+const failed = [];
+for (const name of only) {
+  const start = Date.now();
+  console.log(`\n======== ${name} (Node ${process.version})`);
+  try {
+    await parts[name]();
+  } catch (error) {
+    console.error(error);
+    failed.push(name);
+  }
+  console.log(`  (${name}: ${((Date.now() - start) / 1000).toFixed(0)} s)`);
 }
-if (only === undefined || only === 'bullmq') {
-  withinBudget = (await runBullmqJobs()) && withinBudget;
-  withinBudget = (await runBullmqInstructions()) && withinBudget;
-}
-if (only === undefined || only === 'drivers') {
-  withinBudget = (await runDrivers()) && withinBudget;
-  withinBudget = (await runDriversInstructions()) && withinBudget;
-}
-if (only === 'drivers-instructions') withinBudget = (await runDriversInstructions()) && withinBudget;
-if (only === undefined || only === 'diagnostics') withinBudget = (await runDiagnostics()) && withinBudget;
-if (only === undefined || only === 'http') withinBudget = (await runHttpSeed()) && withinBudget;
-if (only === undefined || only === 'in-process') withinBudget = (await runInProcess()) && withinBudget;
-if (only === undefined || only === 'frameworks') withinBudget = (await runFrameworks()) && withinBudget;
-if (only === undefined || only === 'framework-instructions') withinBudget = (await runInstructions()) && withinBudget;
-if (only === undefined || only === 'allocations') withinBudget = (await runAllocations()) && withinBudget;
-if (only === undefined || only === 'full-stack') withinBudget = (await runFullStack()) && withinBudget;
-if (only === undefined || only === 'full-stack-instructions') {
-  withinBudget = (await runFullStackInstructions()) && withinBudget;
-}
-// Every verdict of this Node line again, in one place (issue #18): the figure, its reference and its spread.
-console.log(`\nBudgets on Node ${process.version}:`);
-for (const line of verdictsSoFar()) console.log(`  ${line.replace(/^budget( check)?: /, '')}`);
-if (!withinBudget) {
-  console.error('\nA budget was missed (see OVER BUDGET above).');
-  process.exitCode = 1;
-}
+console.log(`\nBudgets on Node ${process.version}, ${((Date.now() - started) / 1000).toFixed(0)} s in all:`);
+for (const { line } of verdictsSoFar()) console.log(`  ${line}`);
+if (failed.length > 0) console.error(`\nParts that failed to run: ${failed.join(', ')}`);
+if (failed.length > 0 || verdictsSoFar().some(({ ok }) => !ok)) process.exitCode = 1;

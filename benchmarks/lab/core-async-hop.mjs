@@ -3,7 +3,7 @@
 // AsyncLocalStorage taxes every later async operation of the process, so variants must not share one.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { median, printTable, row } from './harness.mjs';
+import { median, printTable } from '../harness.mjs';
 
 const awaitsPerSample = 1_000_000;
 
@@ -38,7 +38,7 @@ async function child(variant) {
   process.stdout.write(String(ns));
 }
 
-export function runAsyncHop() {
+function runAsyncHop() {
   const variants = ['none', 'ambient-1', 'ambient-10', 'als-1', 'als-10'];
   const rounds = 7;
   const samples = Object.fromEntries(variants.map((variant) => [variant, []]));
@@ -50,19 +50,25 @@ export function runAsyncHop() {
     }
   }
   const ns = Object.fromEntries(variants.map((variant) => [variant, median(samples[variant])]));
-  const rows = [
-    row('1 value in scope: Ambient vs 1 AsyncLocalStorage', ns['als-1'], ns['ambient-1']),
-    row('10 values in scope: Ambient vs 10 AsyncLocalStorages', ns['als-10'], ns['ambient-10']),
-    row('Ambient: 10 values vs 1 value (1.00x = no growth)', ns['ambient-1'], ns['ambient-10']),
-    row('peers: 10 AsyncLocalStorages vs 1', ns['als-1'], ns['als-10']),
-    row('Ambient 1 value vs no context at all', ns.none, ns['ambient-1']),
-  ];
-  printTable(
-    `async hop (await) cost, Node ${process.version}, ns per await, medians of ${rounds} alternating child processes ` +
-      `(no context: ${ns.none.toFixed(1)} ns)`,
-    rows,
-  );
-  return ns;
+  printTable(`one await, Node ${process.version}: ns, medians of ${rounds} alternating child processes`, [
+    ['', 'ns an await', 'ratio'],
+    ['no context', ns.none.toFixed(1), ''],
+    [
+      'Ambient, 1 value',
+      ns['ambient-1'].toFixed(1),
+      `${(ns['ambient-1'] / ns['als-1']).toFixed(2)}x 1 AsyncLocalStorage`,
+    ],
+    [
+      'Ambient, 10 values',
+      ns['ambient-10'].toFixed(1),
+      `${(ns['ambient-10'] / ns['als-10']).toFixed(2)}x 10 AsyncLocalStorages`,
+    ],
+    ['1 AsyncLocalStorage', ns['als-1'].toFixed(1), ''],
+    ['10 AsyncLocalStorages', ns['als-10'].toFixed(1), `${(ns['als-10'] / ns['als-1']).toFixed(2)}x 1`],
+  ]);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] !== undefined) await child(process.argv[2]);
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv[2] === undefined) runAsyncHop();
+  else await child(process.argv[2]);
+}

@@ -1,4 +1,5 @@
-// bullmq-jobs.mjs (b): the variants' jobs/s and CPU a job on a real Worker that has a core of its own.
+// The BullMQ variants (bullmq-variants.mjs) on a real Worker that has a core of its own: jobs/s and CPU a job,
+// where bullmq.bench.mjs counts the same variants in process.
 //
 // On a machine whose two cores the producer, the worker and Redis share, a round's jobs/s moved by up to 2x and
 // the worker's CPU for an empty job was 122 µs in one session and 46 µs in another. Here each part has its place:
@@ -16,7 +17,7 @@
 // AsyncLocalStorage runs on async_hooks, that alone installs hooks that run for every promise and async resource
 // the process creates, while `none` never enables it.
 //
-//   BULLMQ_ROUNDS=60 BULLMQ_JOBS=2000 node benchmarks/bullmq-jobs.mjs     (the defaults)
+//   node benchmarks/lab/bullmq-worker.mjs          (BULLMQ_ROUNDS=20 BULLMQ_JOBS=2000: the defaults)
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -24,11 +25,12 @@ import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { reachable } from '../scripts/services.mjs';
-import { setUp } from './bullmq-variants.mjs';
+import { reachable } from '../../scripts/services.mjs';
+import { setUp } from '../bullmq-variants.mjs';
+import { fixed, iqr, median, printTable } from '../harness.mjs';
 
-const require = createRequire(fileURLToPath(new URL('../packages/bullmq/package.json', import.meta.url)));
-const rounds = Number(process.env.BULLMQ_ROUNDS ?? 60);
+const require = createRequire(import.meta.url);
+const rounds = Number(process.env.BULLMQ_ROUNDS ?? 20);
 const jobsPerRound = Number(process.env.BULLMQ_JOBS ?? 2000);
 const controls = { 'none (A/A)': 'none', 'none, ALS in use': 'none' };
 /** Far longer than any drain takes (a second or two): a worker silent this long is stuck, and fails the run. */
@@ -183,8 +185,8 @@ async function drain(worker, jobs) {
   return { seconds, cpuSeconds: (used.user + used.system) / 1e6, failed };
 }
 
-/** Why (b) cannot run here (a command it needs is missing), or undefined. */
-export function canPin() {
+/** Why this cannot run here (a command it needs is missing), or undefined. */
+function canPin() {
   const missing = ['redis-server', 'taskset'].filter((command) => spawnSync('which', [command]).status !== 0);
   return missing.length === 0 ? undefined : `${missing.join(' and ')} not installed`;
 }
@@ -203,7 +205,7 @@ function shuffled(values) {
  * The rounds, on the producer's side: `variants` (setUp()'s, the controls added) drained in turn. Returns the
  * jobs a round and, for each variant, each round's wall and CPU seconds.
  */
-export async function onOwnCore(variants) {
+async function onOwnCore(variants) {
   const { Queue } = require('bullmq');
   const { requestContext } = require('@ambient/core');
   const names = [...Object.keys(variants), ...Object.keys(controls)];
@@ -253,6 +255,26 @@ export async function onOwnCore(variants) {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === 'worker') {
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === 'worker')
   await workerProcess(process.argv[3], Number(process.argv[4]));
+else if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const missing = canPin();
+  if (missing !== undefined) throw new Error(`bullmq-worker: ${missing}`);
+  const { variants, shutdown } = setUp();
+  const { results } = await onOwnCore(variants);
+  await shutdown();
+  const rate = (name) => results[name].map(({ seconds }) => jobsPerRound / seconds);
+  printTable(`BullMQ worker on a core of its own, Node ${process.version}: ${rounds} rounds of ${jobsPerRound} jobs`, [
+    ['', 'jobs/s', 'per-round ratio to none (IQR)', 'CPU µs a job'],
+    ...Object.keys(results).map((name) => {
+      const ratios = rate(name).map((value, round) => value / rate('none')[round]);
+      const cpu = results[name].map(({ cpuSeconds }) => (cpuSeconds / jobsPerRound) * 1e6);
+      return [
+        name,
+        fixed(median(rate(name))),
+        `${median(ratios).toFixed(3)} (${iqr(ratios, 3)})`,
+        median(cpu).toFixed(1),
+      ];
+    }),
+  ]);
 }
