@@ -27,6 +27,12 @@ const readme = 'https://github.com/ambient-js/ambient/tree/main/packages/drivers
 
 /** Every warning @ambient/drivers-context emits (`process.on('warning')`, type `AmbientWarning`). */
 export const warnings = defineWarnings({
+  notPassed: {
+    code: 'WARN_AMBIENT_DRIVERS_NOT_PASSED',
+    once: true,
+    message: (drivers: string) =>
+      `Loaded but not passed to guardDrivers(), so its callbacks are not guarded: ${drivers}; pass it, as in guardDrivers({ ${drivers} }) (${readme}).`,
+  },
   queryListenerThrew: {
     code: 'WARN_AMBIENT_DRIVERS_QUERY_LISTENER_THREW',
     once: true,

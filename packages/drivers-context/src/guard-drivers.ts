@@ -1,6 +1,7 @@
 import { readOptions, rule, rules, sharedState, type OptionShape } from '@ambient/core/internal';
 import { guardChannels, type DriverName } from './channels.js';
-import { errors } from './errors.js';
+import { errors, warnings } from './errors.js';
+import { loadedDriversNeedingModule } from './loaded-drivers.js';
 import {
   mysql2Patches,
   mysql2PoolDetach,
@@ -86,6 +87,8 @@ const active = sharedState<{
 export function guardDrivers(options?: GuardDriversOptions): DriverGuard {
   const given = readOptions<GuardDriversOptions>(options, optionShape, { where: 'guardDrivers(options)', errors });
   if (active.guard !== undefined) throw errors.alreadyGuarded();
+  const notPassed = loadedDriversNeedingModule().filter((name) => given[name] === undefined);
+  if (notPassed.length > 0) warnings.notPassed(notPassed.join(', '));
   const detach = given.detachConnections ?? true;
   const channelDrivers = new Set<DriverName>(given.channels ?? knownChannelDrivers);
   const plans: PatchPlan[] = [];
