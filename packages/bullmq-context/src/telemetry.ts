@@ -136,6 +136,8 @@ export function bullmqTelemetry(options?: BullmqTelemetryOptions): Telemetry<Bul
 
 class BullmqContextManager implements ContextManager<BullmqContext> {
   readonly #settings: Settings;
+  /** The last active() result: the same object while OpenTelemetry's active context is the same, as BullMQ expects. */
+  #active: BullmqContext | undefined;
 
   constructor(settings: Settings) {
     this.#settings = settings;
@@ -143,7 +145,10 @@ class BullmqContextManager implements ContextManager<BullmqContext> {
 
   active(): BullmqContext {
     const otel = this.#settings.otel();
-    return otel === undefined ? noContext : new BullmqContext(otel.active(), undefined, undefined, false);
+    if (otel === undefined) return noContext;
+    const current = otel.active();
+    if (this.#active?.otel !== current) this.#active = new BullmqContext(current, undefined, undefined, false);
+    return this.#active;
   }
 
   /** For BullMQ's background loops (the stalled-jobs checker): nothing of whatever started them. */

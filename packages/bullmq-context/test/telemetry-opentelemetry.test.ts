@@ -94,6 +94,18 @@ describe('bullmqTelemetry() with OpenTelemetry', () => {
     expect(seen).toEqual({ traceId, spanId: process!.spanContext().spanId });
   });
 
+  it('active() returns the same object while the active context is the same, a new one when it changes', () => {
+    const { contextManager } = telemetry;
+    const outside = contextManager.active();
+    expect(contextManager.active()).toBe(outside);
+    otelTrace.getTracer('t').startActiveSpan('inner', (span) => {
+      const inside = contextManager.active();
+      expect(inside).not.toBe(outside);
+      expect(contextManager.active()).toBe(inside);
+      span.end();
+    });
+  });
+
   it("a scheduler's consumer span starts a trace of its own with a link to the producer", () => {
     run(telemetry, consumer, 'repeat:tick:1', () => undefined, remote);
     const [process] = finished('process q');
