@@ -73,6 +73,13 @@ export const warnings = defineWarnings({
       `Ambient diagnostics failed to follow a request and go on without it, the request unaffected: ${error} ` +
       `(${readme}#enablediagnosticsoptions).`,
   },
+  retainedAfterRaised: {
+    code: 'WARN_AMBIENT_DIAGNOSTICS_RETAINED_AFTER_RAISED',
+    once: true,
+    message: (given: number) =>
+      `retainedAfterMs ${given} is under the second for which Node's HTTP Date-header cache keeps a request's ` +
+      `scope, so it is raised to 1000 (${readme}#enablediagnosticsoptions).`,
+  },
   alreadyOn: {
     code: 'WARN_AMBIENT_DIAGNOSTICS_ALREADY_ON',
     message: () =>

@@ -1,5 +1,5 @@
 import { readOptions, rule, rules, type OptionShape } from '@ambient/core/internal';
-import { errors } from './errors.js';
+import { errors, warnings } from './errors.js';
 import type { DiagnosticReport } from './reports.js';
 
 export interface DiagnosticsOptions {
@@ -54,11 +54,24 @@ export function resolveOptions(options: DiagnosticsOptions | undefined): Resolve
   const given = readOptions<DiagnosticsOptions>(options, shape, { where: 'enableDiagnostics(options)', errors });
   return {
     strict: given.strict ?? false,
-    retainedAfterMs: given.retainedAfterMs ?? 10_000,
+    retainedAfterMs: retainedAfter(given.retainedAfterMs),
     timerGraceMs: given.timerGraceMs ?? 1000,
     retainedSampleEvery: given.retainedSampleEvery ?? 10,
     warnings: given.warnings ?? true,
     onReport: given.onReport,
     drivers: given.drivers ?? true,
   };
+}
+
+/**
+ * Node's HTTP server caches its Date header for a second on a timer armed in the first request of that second,
+ * which holds that request's scope as long: a shorter age would report clean apps.
+ */
+const leastRetainedAfterMs = 1000;
+
+function retainedAfter(given: number | undefined): number {
+  if (given === undefined) return 10_000;
+  if (given >= leastRetainedAfterMs) return given;
+  warnings.retainedAfterRaised(given);
+  return leastRetainedAfterMs;
 }

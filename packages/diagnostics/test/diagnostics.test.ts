@@ -98,6 +98,24 @@ describe('enableDiagnostics()', () => {
     expect(() => enableDiagnostics(options as never)).toThrow(expect.objectContaining({ code }));
   });
 
+  it("raises a retainedAfterMs under a second, which Node's Date-header timer outlives, with a coded warning", () => {
+    const emitted = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      enableDiagnostics({ retainedAfterMs: 200 }).disable();
+      const raised = emitted.mock.calls.filter(
+        ([, options]) => (options as { code: string }).code !== 'WARN_AMBIENT_DIAGNOSTICS_ON',
+      );
+      expect(raised.map(([message, options]) => [(options as { code: string }).code, message])).toEqual([
+        [
+          'WARN_AMBIENT_DIAGNOSTICS_RETAINED_AFTER_RAISED',
+          expect.stringMatching(/^retainedAfterMs 200 .* raised to 1000/),
+        ],
+      ]);
+    } finally {
+      emitted.mockRestore();
+    }
+  });
+
   it('reads AMBIENT_DIAGNOSTICS: 1, true and strict switch them on; anything else does not', () => {
     expect(diagnosticsFromEnvironment('1')).toEqual({});
     expect(diagnosticsFromEnvironment('true')).toEqual({});
@@ -341,7 +359,7 @@ describe('reports', () => {
       const kept: Snapshot[] = [];
       const intervals: NodeJS.Timeout[] = [];
       try {
-        const diagnostics = enableDiagnostics({ retainedAfterMs: 500, retainedSampleEvery: 1, timerGraceMs: 50 });
+        const diagnostics = enableDiagnostics({ retainedAfterMs: 1000, retainedSampleEvery: 1, timerGraceMs: 50 });
         const queue: Array<() => void> = [];
         const drain = setInterval(() => queue.splice(0).forEach((job) => job()), 2);
         const { request, close } = await serve((req, res) => {
