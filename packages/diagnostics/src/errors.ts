@@ -40,12 +40,15 @@ export const warnings = defineWarnings({
     code: 'WARN_AMBIENT_CONTEXT_LOST',
     message: (context: string, site: string, stack: string) =>
       `${context} was read outside any scope while requests are being served, at ${site}: the code there ` +
-      `lost its request's context (${readme}#acting-on-a-report).\n${stack}`,
+      `lost its request's context; wrap a callback a library queues with Snapshot.wrap where it is queued, ` +
+      `or start a boot-time timer with scheduled() (${readme}#acting-on-a-report).\n${stack}`,
   },
   contextCrossed: {
     code: 'WARN_AMBIENT_CONTEXT_CROSSED',
     message: (place: string, owner: string, found: string) =>
-      `${place} belongs to request ${owner} but ran in the context of ${found} (${readme}#acting-on-a-report).`,
+      `${place} belongs to request ${owner} but ran in the context of ${found}: a pool or a batch called it back ` +
+      `from the other request, which guardDrivers() fixes for drivers and Snapshot.wrap for the rest ` +
+      `(${readme}#acting-on-a-report).`,
   },
   scopeRetained: {
     code: 'WARN_AMBIENT_SCOPE_RETAINED',
