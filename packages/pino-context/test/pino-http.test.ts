@@ -54,6 +54,36 @@ async function twoRequests(app: express.Express, lines: LogLine[]) {
   }
 }
 
+describe("the README's pino-http setup", () => {
+  it('logs no incoming id it did not check: the id and trace headers are redacted on every line', async () => {
+    const { stream, lines, raw } = logSink();
+    const untrusted = ['x-request-id', 'x-correlation-id', 'traceparent', 'tracestate'];
+    const logger = pino(
+      { mixin: correlationMixin(), redact: untrusted.map((header) => `req.headers["${header}"]`) },
+      stream,
+    );
+    const app = express();
+    app.use(expressContext());
+    app.use(pinoHttp({ logger, genReqId: pinoHttpGenReqId }));
+    app.get('/', (req, res) => {
+      req.log.info('from req.log');
+      res.json({ id: req.id });
+    });
+    const { port, close } = await serve(app);
+    const hostile = '"><img src=x onerror=alert(1)>';
+    try {
+      const answer = await send(port, { path: '/', headers: { 'x-request-id': hostile, traceparent: hostile } });
+      await until(() => lines.some((line) => line.msg === 'request completed'));
+      expect((answer.json as { id: string }).id).not.toBe(hostile);
+    } finally {
+      close();
+    }
+    expect(raw.some((line) => line.includes('onerror'))).toBe(false);
+    const completed = lines.find((line) => line.msg === 'request completed') as { req: { headers: object } };
+    expect(completed.req.headers).toMatchObject({ 'x-request-id': '[Redacted]', traceparent: '[Redacted]' });
+  });
+});
+
 describe('pino-http 11 through pinoHttpGenReqId', () => {
   it('is the version the README describes', () => {
     const { version } = JSON.parse(readFileSync(require.resolve('pino-http/package.json'), 'utf8')) as {
