@@ -41,11 +41,21 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
   return { server, request, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
-describe('enableDiagnostics()', () => {
-  afterEach(() => {
-    // Every test switches them off again; a failed one too.
+/**
+ * After each test, a failed one too: enableDiagnostics returns the handle that is on and warns that it is already
+ * on, a warning expected here and kept off the console.
+ */
+function switchOff(): void {
+  const emitted = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+  try {
     enableDiagnostics({ warnings: false }).disable();
-  });
+  } finally {
+    emitted.mockRestore();
+  }
+}
+
+describe('enableDiagnostics()', () => {
+  afterEach(switchOff);
 
   it('reports the capability line first, returns one handle per process, and disable() undoes everything', () => {
     const timers = [globalThis.setTimeout, globalThis.setInterval, globalThis.setImmediate, globalThis.clearTimeout];
@@ -214,7 +224,7 @@ describe('enableDiagnostics()', () => {
 });
 
 describe('reports', () => {
-  afterEach(() => enableDiagnostics({ warnings: false }).disable());
+  afterEach(switchOff);
 
   it('crossed: a boundary whose owner is not the current request, with both ids; the owner’s own passes', () => {
     const { problems } = collecting();
