@@ -14,6 +14,7 @@ import type {
   AttributeValue,
   ContextManager,
   Exception,
+  Meter,
   Span,
   SpanOptions,
   Telemetry,
@@ -38,6 +39,11 @@ export interface BullmqTelemetryOptions {
   tracerName?: string;
   /** Makes each run's request id; default: a time-ordered UUIDv7. */
   generateRequestId?: () => string;
+  /**
+   * BullMQ's job metrics (completed and failed counts, durations) go to this meter, as with bullmq-otel: for
+   * one, `new BullMQOtel({ enableMetrics: true }).meter`. Default: none, as in BullMQ.
+   */
+  meter?: Meter;
 }
 
 const optionShape: OptionShape<BullmqTelemetryOptions> = {
@@ -48,6 +54,15 @@ const optionShape: OptionShape<BullmqTelemetryOptions> = {
   opentelemetry: rules.boolean,
   tracerName: rules.nonEmptyString,
   generateRequestId: rules.function('() => string'),
+  meter: rule(
+    "BullMQ's Meter (createCounter, createHistogram, createGauge)",
+    (value): value is Meter =>
+      typeof value === 'object' &&
+      value !== null &&
+      ['createCounter', 'createHistogram', 'createGauge'].every(
+        (method) => typeof (value as Record<string, unknown>)[method] === 'function',
+      ),
+  ),
 };
 
 // BullMQ's SpanKind values (they are OpenTelemetry's), compared as numbers so that nothing of bullmq is loaded.
@@ -131,7 +146,12 @@ export function bullmqTelemetry(options?: BullmqTelemetryOptions): Telemetry<Bul
     otel: given.opentelemetry === false ? () => undefined : otelFinder(tracerName),
     generateRequestId: given.generateRequestId,
   };
-  return { tracer: new BullmqTracer(settings), contextManager: new BullmqContextManager(settings) };
+  const telemetry: Telemetry<BullmqContext> = {
+    tracer: new BullmqTracer(settings),
+    contextManager: new BullmqContextManager(settings),
+  };
+  if (given.meter !== undefined) telemetry.meter = given.meter;
+  return telemetry;
 }
 
 class BullmqContextManager implements ContextManager<BullmqContext> {

@@ -1,7 +1,10 @@
 // A real Queue and Worker in this process, on the real Redis at 127.0.0.1:6379 (across processes:
 // test/smoke/request-to-worker.test.mjs).
 import { randomUUID } from 'node:crypto';
+import { metrics } from '@opentelemetry/api';
+import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { Queue, Worker, type Job } from 'bullmq';
+import { BullMQOtel } from 'bullmq-otel';
 import { requestContext, type RequestStore } from '@ambient/core';
 import { bullmqProcessor, bullmqTelemetry, type JobLike } from '@ambient/bullmq-context';
 import { describeWithRedis } from './helpers/redis.js';
@@ -106,3 +109,42 @@ describe('bullmqProcessor(processor) outside a Worker (a sandboxed processor)', 
     );
   });
 });
+
+describeWithRedis(
+  "bullmqTelemetry({ meter }) keeps BullMQ's job metrics, as bullmq-otel's own meter records them",
+  () => {
+    it('a real Worker counts its completed job on the meter given', async () => {
+      const reader = new (class extends MetricReader {
+        protected override onForceFlush = () => Promise.resolve();
+        protected override onShutdown = () => Promise.resolve();
+      })();
+      const provider = new MeterProvider({ readers: [reader] });
+      metrics.setGlobalMeterProvider(provider);
+      const name = `ambient-jest-metrics-${randomUUID()}`;
+      const telemetry = bullmqTelemetry({ meter: new BullMQOtel({ enableMetrics: true }).meter! });
+      const queue = new Queue(name, { connection, telemetry });
+      const worker = new Worker(name, async () => 'done', { connection, telemetry });
+      try {
+        const completed = new Promise((resolve) => worker.once('completed', resolve));
+        await queue.add('measured', {});
+        await completed;
+        const { resourceMetrics } = await reader.collect();
+        const recorded = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics);
+        const counter = recorded.find((metric) => metric.descriptor.name === 'bullmq.jobs.completed');
+        expect(counter?.dataPoints.map((point) => point.value)).toEqual([1]);
+      } finally {
+        await worker.close();
+        await queue.obliterate({ force: true });
+        await queue.close();
+        metrics.disable();
+        await provider.shutdown();
+      }
+    });
+
+    it('refuses a meter that is not one', () => {
+      expect(() => bullmqTelemetry({ meter: {} as never })).toThrow(
+        expect.objectContaining({ code: 'ERR_AMBIENT_BULLMQ_INVALID_OPTION' }),
+      );
+    });
+  },
+);
