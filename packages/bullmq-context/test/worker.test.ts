@@ -3,7 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import { metrics } from '@opentelemetry/api';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import * as bullmq6 from 'bullmq';
 import { Queue, Worker, type Job } from 'bullmq';
+import * as bullmq5 from 'bullmq5';
 import { BullMQOtel } from 'bullmq-otel';
 import { requestContext, type RequestStore } from '@ambient/core';
 import { bullmqProcessor, bullmqTelemetry, type JobLike } from '@ambient/bullmq-context';
@@ -11,59 +13,65 @@ import { describeWithRedis } from './helpers/redis.js';
 
 const connection = { host: '127.0.0.1', port: 6379, maxRetriesPerRequest: null };
 
-describeWithRedis('bullmqTelemetry() with a real Queue and Worker', () => {
-  const telemetry = bullmqTelemetry();
-  const name = `ambient-jest-${randomUUID()}`;
-  let queue: Queue;
-  let worker: Worker;
-  const runs: Array<{ job: string; attempt: number; seen: Partial<RequestStore> | undefined }> = [];
-  let expected = 0;
-  let allDone: () => void;
-  const done = new Promise<void>((resolve) => (allDone = resolve));
+// BullMQ 6 and 5: the telemetry option is the same interface on both.
+for (const [line, { Queue, Worker }] of [
+  ['6', bullmq6],
+  ['5', bullmq5 as unknown as typeof bullmq6],
+] as const) {
+  describeWithRedis(`bullmqTelemetry() with a real Queue and Worker of BullMQ ${line}`, () => {
+    const telemetry = bullmqTelemetry();
+    const name = `ambient-jest-${randomUUID()}`;
+    let queue: Queue;
+    let worker: Worker;
+    const runs: Array<{ job: string; attempt: number; seen: Partial<RequestStore> | undefined }> = [];
+    let expected = 0;
+    let allDone: () => void;
+    const done = new Promise<void>((resolve) => (allDone = resolve));
 
-  beforeAll(async () => {
-    queue = new Queue(name, { connection, telemetry });
-    worker = new Worker(
-      name,
-      bullmqProcessor(async (job: Job) => {
-        runs.push({ job: job.name, attempt: job.attemptsMade + 1, seen: requestContext.snapshot() });
-        if (job.name === 'flaky' && job.attemptsMade === 0) throw new Error('first attempt fails');
-      }),
-      { connection, telemetry, concurrency: 4 },
-    );
-    worker.on('completed', () => {
-      if (--expected === 0) allDone();
+    beforeAll(async () => {
+      queue = new Queue(name, { connection, telemetry });
+      worker = new Worker(
+        name,
+        bullmqProcessor(async (job: Job) => {
+          runs.push({ job: job.name, attempt: job.attemptsMade + 1, seen: requestContext.snapshot() });
+          if (job.name === 'flaky' && job.attemptsMade === 0) throw new Error('first attempt fails');
+        }),
+        { connection, telemetry, concurrency: 4 },
+      );
+      worker.on('completed', () => {
+        if (--expected === 0) allDone();
+      });
+      await worker.waitUntilReady();
     });
-    await worker.waitUntilReady();
-  });
 
-  afterAll(async () => {
-    await worker.close();
-    await queue.obliterate({ force: true });
-    await queue.close();
-  });
-
-  it('runs jobs from a request, from nowhere and after a retry, each in a scope of its own', async () => {
-    expected = 3;
-    await requestContext.run({ requestId: 'req-1', correlationId: 'chain-1' }, () => queue.add('send', {}));
-    await queue.add('outside', {});
-    await requestContext.run({ requestId: 'req-2' }, () => queue.add('flaky', {}, { attempts: 2 }));
-    await done;
-    const send = runs.find((run) => run.job === 'send')!;
-    expect(send.seen).toMatchObject({
-      causationId: 'req-1',
-      correlationId: 'chain-1',
-      job: { system: 'bullmq', queue: name, name: 'send', attempt: 1 },
+    afterAll(async () => {
+      await worker.close();
+      await queue.obliterate({ force: true });
+      await queue.close();
     });
-    const outside = runs.find((run) => run.job === 'outside')!;
-    expect(outside.seen?.causationId).toBeUndefined();
-    const flaky = runs.filter((run) => run.job === 'flaky');
-    expect(flaky.map((run) => run.seen?.job?.attempt)).toEqual([1, 2]);
-    expect(flaky.map((run) => run.seen?.causationId)).toEqual(['req-2', 'req-2']);
-    expect(flaky[0]!.seen?.requestId).not.toBe(flaky[1]!.seen?.requestId);
-    expect(new Set(runs.map((run) => run.seen?.requestId)).size).toBe(runs.length);
+
+    it('runs jobs from a request, from nowhere and after a retry, each in a scope of its own', async () => {
+      expected = 3;
+      await requestContext.run({ requestId: 'req-1', correlationId: 'chain-1' }, () => queue.add('send', {}));
+      await queue.add('outside', {});
+      await requestContext.run({ requestId: 'req-2' }, () => queue.add('flaky', {}, { attempts: 2 }));
+      await done;
+      const send = runs.find((run) => run.job === 'send')!;
+      expect(send.seen).toMatchObject({
+        causationId: 'req-1',
+        correlationId: 'chain-1',
+        job: { system: 'bullmq', queue: name, name: 'send', attempt: 1 },
+      });
+      const outside = runs.find((run) => run.job === 'outside')!;
+      expect(outside.seen?.causationId).toBeUndefined();
+      const flaky = runs.filter((run) => run.job === 'flaky');
+      expect(flaky.map((run) => run.seen?.job?.attempt)).toEqual([1, 2]);
+      expect(flaky.map((run) => run.seen?.causationId)).toEqual(['req-2', 'req-2']);
+      expect(flaky[0]!.seen?.requestId).not.toBe(flaky[1]!.seen?.requestId);
+      expect(new Set(runs.map((run) => run.seen?.requestId)).size).toBe(runs.length);
+    });
   });
-});
+}
 
 describe('bullmqProcessor(processor) outside a Worker (a sandboxed processor)', () => {
   const snapshot = bullmqProcessor((_job: JobLike) => requestContext.snapshot());
