@@ -13,6 +13,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { loginRefusal, reachable, services } from './services.mjs';
 
 const mode = process.argv[2];
 const matrixDir = join('tools', 'node-matrix');
@@ -145,6 +146,15 @@ for (const [label, binary, nodeOptions] of nodes) {
 
 if (failures.length > 0) {
   console.error(`\nnode-matrix: failed: ${failures.join('; ')}`);
+  // A service that refuses the tests' login fails every line the same way: say so rather than leave it to be
+  // found in each line's output.
+  const causes = [];
+  for (const service of Object.keys(services)) {
+    if (!(await reachable(services[service])))
+      causes.push(`${service} is not reachable on 127.0.0.1:${services[service]}`);
+    else causes.push(await loginRefusal(service));
+  }
+  for (const cause of causes.filter(Boolean)) console.error(`node-matrix: a likely cause: ${cause}`);
   process.exit(1);
 }
 console.log(`\nnode-matrix: ${mode} passed on ${nodes.map(([label]) => label).join(', ')}`);

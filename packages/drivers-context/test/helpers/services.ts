@@ -8,14 +8,27 @@ export type Service = 'postgres' | 'mariadb' | 'redis';
 
 const reachability = new Map<Service, boolean>();
 
-/** Is `service` reachable? Asked once per test file of scripts/services.mjs, in a child process (jest collects tests synchronously). */
+/**
+ * Is `service` reachable? Asked once per test file of scripts/services.mjs, in a child process (jest collects
+ * tests synchronously). Reachable but refusing the tests' login throws at once, naming the cause, rather than
+ * leaving every case to its timeout.
+ */
 function reachable(service: Service): boolean {
   let known = reachability.get(service);
   if (known === undefined) {
-    const probe = `import(${JSON.stringify(servicesModule)}).then(({ reachable, services }) => reachable(services[${JSON.stringify(service)}])).then((ok) => process.exit(ok ? 0 : 1))`;
+    const name = JSON.stringify(service);
+    const probe =
+      `import(${JSON.stringify(servicesModule)}).then(async ({ reachable, loginRefusal, services }) => {` +
+      `  if (!(await reachable(services[${name}]))) process.exit(1);` +
+      `  const refusal = await loginRefusal(${name});` +
+      `  if (refusal) { console.log(refusal); process.exit(2); }` +
+      `  process.exit(0);` +
+      `})`;
     // Generous: the probe answers at once when the port refuses or accepts; only a starved machine nears this, and
     // a timeout must not pass for an absent service.
-    known = spawnSync(process.execPath, ['-e', probe], { timeout: 30_000 }).status === 0;
+    const { status, stdout } = spawnSync(process.execPath, ['-e', probe], { timeout: 30_000, encoding: 'utf8' });
+    if (status === 2) throw new Error(stdout.trim());
+    known = status === 0;
     reachability.set(service, known);
   }
   return known;
