@@ -3,7 +3,7 @@ import type { CoreCopy } from '@ambient/core/internal';
 /** A timer armed inside a request and still pending after the request closed. */
 export interface PendingTimer {
   readonly kind: 'setTimeout' | 'setInterval' | 'setImmediate';
-  /** Where it was armed: the stack, without Ambient's own frames. */
+  /** Where it was armed: the stack, without Ambient's, Node's or node_modules' frames. */
   readonly stack: string;
 }
 

@@ -41,6 +41,8 @@ export class OpenRequests {
   readonly #timerGraceMs: number;
   readonly #followEnd: (res: object, requestId: string) => void;
   #timerChecks: TimerCheck[] = [];
+  /** Where the timers reported so far were armed: each place is reported once. */
+  readonly #timerSites = new Set<string>();
   readonly #sampleEvery: number;
   #sampled = 0;
   open = 0;
@@ -117,13 +119,24 @@ export class OpenRequests {
     for (const { requestId, timers, route } of due) {
       const pending = [...timers].filter(stillPending);
       if (pending.length === 0) continue;
-      this.#reporter.report({
-        kind: 'timers',
-        code: 'WARN_AMBIENT_TIMER_OUTLIVED_REQUEST',
-        requestId,
-        route,
-        timers: pending.map(({ kind, armedAt }) => ({ kind, stack: armedAt().stack })),
-      });
+      // Counted for every request, reported once for each place a timer is armed: fifteen requests through one
+      // handler are one report.
+      this.#reporter.counts.timers++;
+      const fresh = pending
+        .map(({ kind, armedAt }) => ({ kind, armed: armedAt() }))
+        .filter(({ armed }) => !this.#timerSites.has(armed.site));
+      if (fresh.length === 0) continue;
+      for (const { armed } of fresh) this.#timerSites.add(armed.site);
+      this.#reporter.report(
+        {
+          kind: 'timers',
+          code: 'WARN_AMBIENT_TIMER_OUTLIVED_REQUEST',
+          requestId,
+          route,
+          timers: fresh.map(({ kind, armed }) => ({ kind, stack: withoutDependencies(armed.stack) })),
+        },
+        { counted: true },
+      );
     }
   }
 }
@@ -149,4 +162,10 @@ function routeOf(req: RequestLike): string {
             .join('/')
         : '';
   return printable(`${method} ${path}`, 200);
+}
+
+/** A stack's frames outside node_modules: where the application armed it, not the framework's router around it. */
+function withoutDependencies(stack: string): string {
+  const own = stack.split('\n').filter((line) => !line.includes('/node_modules/'));
+  return own.length === 0 ? stack : own.join('\n');
 }

@@ -338,6 +338,29 @@ describe('reports', () => {
     ]);
   });
 
+  it('timers: reported once for each place a timer is armed, counted for every request', async () => {
+    const { problems, diagnostics } = collecting();
+    const kept: NodeJS.Timeout[] = [];
+    const { request, close } = await serve((_req, res) => {
+      kept.push(setInterval(() => undefined, 60_000));
+      res.end('ok');
+    });
+    try {
+      for (const id of ['same-1', 'same-2', 'same-3']) expect(await request(id)).toBe('ok');
+      for (const deadline = Date.now() + 10_000; diagnostics.report().timers < 3 && Date.now() < deadline;) {
+        await sleep(20);
+      }
+    } finally {
+      kept.forEach((interval) => clearInterval(interval));
+      await close();
+    }
+    expect(diagnostics.report().timers).toBe(3);
+    expect(problems()).toEqual([expect.objectContaining({ kind: 'timers', requestId: 'same-1' })]);
+    const [report] = problems();
+    if (report?.kind !== 'timers') throw new Error('no timers report');
+    expect(report.timers.map((timer) => timer.stack).join('\n')).not.toMatch(/node_modules/);
+  });
+
   it('timers: util.promisify(setTimeout) and setImmediate keep working while wrapped', async () => {
     collecting();
     await expect(promisify(setTimeout)(1, 'value')).resolves.toBe('value');
