@@ -56,13 +56,7 @@ export function enableDiagnostics(options?: DiagnosticsOptions): Diagnostics {
     // Crossed is another request's context; none at all is a lost context, which reads there report.
     const found = scopeObject(requestContext)?.requestId;
     if (ownerRequestId === undefined || found === undefined || found === ownerRequestId) return;
-    reporter.report({
-      kind: 'crossed',
-      code: 'WARN_AMBIENT_CONTEXT_CROSSED',
-      place,
-      ownerRequestId,
-      foundRequestId: found,
-    });
+    reporter.crossed(place, ownerRequestId, found);
   };
   const responseEnds = watchResponseEnds(boundary);
   const requests = new OpenRequests(

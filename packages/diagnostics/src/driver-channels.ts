@@ -30,13 +30,7 @@ export function watchDriverChannels(reporter: Reporter): () => void {
         const found = currentRequestId();
         // None at all is a lost context, not a crossed one: a read in the callback reports it.
         if (owner === undefined || found === undefined || owner === found) return;
-        reporter.report({
-          kind: 'crossed',
-          code: 'WARN_AMBIENT_CONTEXT_CROSSED',
-          place: `${name} callback`,
-          ownerRequestId: owner,
-          foundRequestId: found,
-        });
+        reporter.crossed(`${name} callback`, owner, found);
       },
     };
     channel.subscribe(handlers as Parameters<typeof channel.subscribe>[0]);

@@ -45,10 +45,10 @@ export const warnings = defineWarnings({
   },
   contextCrossed: {
     code: 'WARN_AMBIENT_CONTEXT_CROSSED',
-    message: (place: string, owner: string, found: string) =>
-      `${place} belongs to request ${owner} but ran in the context of ${found}: a pool or a batch called it back ` +
-      `from the other request, which guardDrivers() fixes for drivers and Snapshot.wrap for the rest ` +
-      `(${readme}#acting-on-a-report).`,
+    message: (place: string, owner: string, found: string, site: string, stack: string) =>
+      `${place} belongs to request ${owner} but ran in the context of ${found}, at ${site}: a pool or a batch ` +
+      `called it back from the other request, which guardDrivers() fixes for drivers and Snapshot.wrap for the ` +
+      `rest (${readme}#acting-on-a-report).\n${stack}`,
   },
   scopeRetained: {
     code: 'WARN_AMBIENT_SCOPE_RETAINED',

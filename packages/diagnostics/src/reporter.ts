@@ -1,3 +1,4 @@
+import { callSite } from './call-site.js';
 import { warnings } from './errors.js';
 import type { ResolvedOptions } from './options.js';
 import type { Capabilities, DiagnosticKind, DiagnosticReport } from './reports.js';
@@ -13,6 +14,24 @@ export class Reporter {
 
   constructor(options: ResolvedOptions) {
     this.#options = options;
+  }
+
+  /** Where crossed contexts were reported so far, by boundary and call site: each is reported once. */
+  readonly #crossedSites = new Set<string>();
+
+  /**
+   * Code that belongs to request `owner` ran in `found`'s context at `place`: reported once for each place and
+   * call site (the first frame of the application's code), counted every time.
+   */
+  crossed(place: string, ownerRequestId: string, foundRequestId: string): void {
+    if (this.stopped) return;
+    const { site, stack } = callSite();
+    this.counts.crossed++;
+    const key = `${place} at ${site}`;
+    if (this.#crossedSites.has(key)) return;
+    this.#crossedSites.add(key);
+    const code = 'WARN_AMBIENT_CONTEXT_CROSSED';
+    this.report({ kind: 'crossed', code, place, site, stack, ownerRequestId, foundRequestId }, { counted: true });
   }
 
   /** `counted`: the caller has counted it already (a retained scope is counted each time, reported once a route). */
@@ -41,6 +60,8 @@ function emitWarning(report: DiagnosticReport): void {
         report.place,
         printable(report.ownerRequestId),
         report.foundRequestId === undefined ? 'no request' : printable(report.foundRequestId),
+        report.site,
+        report.stack,
       );
     case 'retained':
       return warnings.scopeRetained(printable(report.requestId), report.route, report.ageMs, report.pending);

@@ -28,6 +28,9 @@ export type DiagnosticReport =
       readonly code: 'WARN_AMBIENT_CONTEXT_CROSSED';
       /** The boundary: `mysql2:pool:connect callback`, or the place an adapter names. */
       readonly place: string;
+      /** The first frame of the application's code there (file, line and column), and the stack from it. */
+      readonly site: string;
+      readonly stack: string;
       /** The request the code belongs to. */
       readonly ownerRequestId: string;
       /** The request whose context it ran in, or `undefined` for none. */

@@ -229,8 +229,10 @@ describe('reports', () => {
   it('crossed: a boundary whose owner is not the current request, with both ids; the owner’s own passes', () => {
     const { problems } = collecting();
     const probe = diagnosticsProbe()!;
+    const crossAt = (owner: string) => probe.boundary('fastify onResponse', owner);
     requestContext.run({ requestId: 'B' }, () => {
-      probe.boundary('fastify onResponse', 'A');
+      // Twice from one call site: one report, two counted.
+      for (const owner of ['A', 'A2']) crossAt(owner);
       probe.boundary('fastify onResponse', 'B');
       probe.boundary('no owner known', undefined);
     });
@@ -241,11 +243,13 @@ describe('reports', () => {
         kind: 'crossed',
         code: 'WARN_AMBIENT_CONTEXT_CROSSED',
         place: 'fastify onResponse',
+        site: expect.stringMatching(/diagnostics\.test\.ts:\d+:\d+$/),
+        stack: expect.stringMatching(/at crossAt \(.*diagnostics\.test\.ts/),
         ownerRequestId: 'A',
         foundRequestId: 'B',
       },
     ]);
-    expect(diagnosticsReport().crossed).toBe(1);
+    expect(diagnosticsReport().crossed).toBe(2);
   });
 
   it('crossed: a mysql2 channel callback that runs in another request than the one that made the call', () => {
@@ -277,6 +281,8 @@ describe('reports', () => {
         kind: 'crossed',
         code: 'WARN_AMBIENT_CONTEXT_CROSSED',
         place: 'mysql2:pool:connect callback',
+        site: expect.any(String),
+        stack: expect.any(String),
         ownerRequestId: 'caller',
         foundRequestId: 'releaser',
       },
