@@ -1,6 +1,6 @@
 // One jest project per package, so `jest --selectProjects core` runs a single package (the Node matrix does).
 // Tests import packages by name; jest maps the names to their TypeScript sources.
-const { readdirSync, readFileSync } = require('node:fs');
+const { existsSync, readdirSync, readFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 // Every folder of packages/ is a package named in its package.json; the folder carries the package's name.
@@ -37,6 +37,10 @@ module.exports = {
     testMatch: ['**/*.test.ts'],
     transform: { '^.+\\.ts$': swc },
     moduleNameMapper,
+    // A package's own setup, where it has one: warnings its tests expect, kept off the console.
+    setupFilesAfterEnv: existsSync(join(__dirname, 'packages', folder, 'test', 'helpers', 'expected-warnings.ts'))
+      ? [`<rootDir>/packages/${folder}/test/helpers/expected-warnings.ts`]
+      : [],
   })),
   maxWorkers: 2,
   // Tests here talk to real servers and force collections: jest's 5-second default is a speed test on a loaded
