@@ -48,12 +48,20 @@ export function capturedCallSite(above: (...args: never[]) => unknown): () => Ca
   return () => fromStack(holder.stack);
 }
 
+const inDependency = (line: string): boolean => line.includes('/node_modules/');
+
+/** A call site's stack without the frames in node_modules: the application's code, not the router around it. */
+export function ownFrames(stack: string): string {
+  const own = stack.split('\n').filter((line) => !inDependency(line));
+  return own.length === 0 ? stack : own.join('\n');
+}
+
 function fromStack(stack: string | undefined): CallSite {
   const frames = (stack ?? '')
     .split('\n')
     .slice(1)
     .filter((line) => !isAmbientFrame(line) && !isNodeInternal(line));
-  const own = frames.findIndex((line) => !line.includes('/node_modules/'));
+  const own = frames.findIndex((line) => !inDependency(line));
   const first = own === -1 ? 0 : own;
   // The site and what called it, ten frames at most: enough to find the code, short enough to read.
   const from = frames.slice(first, first + 10);

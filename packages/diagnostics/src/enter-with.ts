@@ -16,12 +16,10 @@ import type { Reporter } from './reporter.js';
 export function watchEnterWith(reporter: Reporter): () => void {
   const prototype = AsyncLocalStorage.prototype as { enterWith: (this: unknown, store: unknown) => void };
   const original = prototype.enterWith;
-  const reported = new Set<string>();
   const enterWith = function enterWith(this: unknown, store: unknown): void {
     if (!isAmbientStorage(this) && captureContext() === undefined && !calledByRunOrExit()) {
       const { site, stack } = callSite();
-      if (!reported.has(site)) {
-        reported.add(site);
+      if (reporter.firstAt('enterWith', site)) {
         reporter.report({ kind: 'enterWith', code: 'WARN_AMBIENT_ROOT_ENTER_WITH', site, stack });
       }
     }

@@ -15,7 +15,6 @@ export function lostContextDetector(
   strict: boolean,
   requestsOpen: () => boolean,
 ): (context: string) => void {
-  const reported = new Set<string>();
   let lookedAtThisTurn = false;
   const nextTurn = () => {
     lookedAtThisTurn = false;
@@ -27,8 +26,7 @@ export function lostContextDetector(
     queueMicrotask(nextTurn);
     const { site, stack } = callSite();
     if (strict) throw errors.contextLost(context, site);
-    if (reported.has(site)) return;
-    reported.add(site);
+    if (!reporter.firstAt('lost', site)) return;
     reporter.report({ kind: 'lost', code: 'WARN_AMBIENT_CONTEXT_LOST', context, site, stack });
   };
 }

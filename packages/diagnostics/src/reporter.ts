@@ -16,8 +16,19 @@ export class Reporter {
     this.#options = options;
   }
 
-  /** Where crossed contexts were reported so far, by boundary and call site: each is reported once. */
-  readonly #crossedSites = new Set<string>();
+  /** The places reported so far, each a kind and where in the code (see firstAt). */
+  readonly #reportedPlaces = new Set<string>();
+
+  /**
+   * Is this the first report of `kind` at `site` (a call site, or a boundary and a call site)? Marks it: each
+   * place is reported once, however often it happens.
+   */
+  firstAt(kind: Counted, site: string): boolean {
+    const place = `${kind} ${site}`;
+    if (this.#reportedPlaces.has(place)) return false;
+    this.#reportedPlaces.add(place);
+    return true;
+  }
 
   /**
    * Code that belongs to request `owner` ran in `found`'s context at `place`: reported once for each place and
@@ -27,9 +38,7 @@ export class Reporter {
     if (this.stopped) return;
     const { site, stack } = callSite();
     this.counts.crossed++;
-    const key = `${place} at ${site}`;
-    if (this.#crossedSites.has(key)) return;
-    this.#crossedSites.add(key);
+    if (!this.firstAt('crossed', `${place} at ${site}`)) return;
     const code = 'WARN_AMBIENT_CONTEXT_CROSSED';
     this.report({ kind: 'crossed', code, place, site, stack, ownerRequestId, foundRequestId }, { counted: true });
   }

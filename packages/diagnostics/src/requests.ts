@@ -3,6 +3,7 @@ import { requestContext } from '@ambient/core';
 import { scopeObject } from '@ambient/core/internal';
 import { RetainedScopes, type WatchedRequest } from './retained.js';
 import { printable, type Reporter } from './reporter.js';
+import { ownFrames } from './call-site.js';
 import { stillPending, type ArmedTimer } from './timers.js';
 
 /** A closed request with timers still pending, to look at again once the grace has passed. */
@@ -41,8 +42,6 @@ export class OpenRequests {
   readonly #timerGraceMs: number;
   readonly #followEnd: (res: object, requestId: string) => void;
   #timerChecks: TimerCheck[] = [];
-  /** Where the timers reported so far were armed: each place is reported once. */
-  readonly #timerSites = new Set<string>();
   readonly #sampleEvery: number;
   #sampled = 0;
   open = 0;
@@ -122,18 +121,19 @@ export class OpenRequests {
       // Counted for every request, reported once for each place a timer is armed: fifteen requests through one
       // handler are one report.
       this.#reporter.counts.timers++;
-      const fresh = pending
-        .map(({ kind, armedAt }) => ({ kind, armed: armedAt() }))
-        .filter(({ armed }) => !this.#timerSites.has(armed.site));
+      const located = pending.map(({ kind, armedAt }) => ({ kind, armed: armedAt() }));
+      const newSites = new Set(
+        [...new Set(located.map(({ armed }) => armed.site))].filter((site) => this.#reporter.firstAt('timers', site)),
+      );
+      const fresh = located.filter(({ armed }) => newSites.has(armed.site));
       if (fresh.length === 0) continue;
-      for (const { armed } of fresh) this.#timerSites.add(armed.site);
       this.#reporter.report(
         {
           kind: 'timers',
           code: 'WARN_AMBIENT_TIMER_OUTLIVED_REQUEST',
           requestId,
           route,
-          timers: fresh.map(({ kind, armed }) => ({ kind, stack: withoutDependencies(armed.stack) })),
+          timers: fresh.map(({ kind, armed }) => ({ kind, stack: ownFrames(armed.stack) })),
         },
         { counted: true },
       );
@@ -162,10 +162,4 @@ function routeOf(req: RequestLike): string {
             .join('/')
         : '';
   return printable(`${method} ${path}`, 200);
-}
-
-/** A stack's frames outside node_modules: where the application armed it, not the framework's router around it. */
-function withoutDependencies(stack: string): string {
-  const own = stack.split('\n').filter((line) => !line.includes('/node_modules/'));
-  return own.length === 0 ? stack : own.join('\n');
 }
