@@ -192,10 +192,11 @@ const v8Compilers =
   /\bv8::internal::Runtime_(?:OptimizeTurbofanEager|OptimizeMaglevEager|CompileLazy|CompileOptimizedOSR\w*)\(/;
 
 /**
- * V8's major collector: its incremental marking steps and the mark-compact pause (neither runs inside the other). One cycle
- * costs a few hundred million instructions and starts when the old generation reaches its limit, so it falls in
- * one variant's window and not in another's (a mysql2 guard's 2,000 queries counted 137,000 instructions a query
- * with one, 42,000 without). Left out and printed beside; the young generation's scavenges stay in.
+ * V8's major collector: its incremental marking steps and the mark-compact pause (neither runs inside the other).
+ * One cycle costs a few hundred million instructions and starts when the old generation reaches its limit, so it
+ * falls in one variant's window and not in another's (a mysql2 guard's 2,000 queries counted 137,000 instructions
+ * a query with one, 42,000 without). Left out of a count and returned beside it (`collecting`); the young
+ * generation's scavenges stay in.
  */
 const v8MajorCollector = /\bv8::internal::(?:IncrementalMarking::Step|Heap::MarkCompact)\(/;
 
