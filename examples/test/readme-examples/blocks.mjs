@@ -176,3 +176,49 @@ export function expectedLines(code) {
   }
   return expected;
 }
+
+/**
+ * The `npm install` commands a README gives its reader: `install`, the lines of its first shell block that start
+ * with `npm install` (the install line under its title), and `introducing`, by the 1-based line of a code fence,
+ * the commands in inline code spans of the prose between that fence and the one before it, like "(`npm install
+ * croner`):" before a block. A trailing `# comment` is left out, as the shell leaves it out. Each command comes
+ * with the names of the packages it installs.
+ */
+export function installCommands(root, readme) {
+  const lines = readFileSync(join(root, readme), 'utf8').split('\n');
+  const command = (text) => {
+    const written = text.replace(/\s+#.*$/, '').trim();
+    const packages = written
+      .split(/\s+/)
+      .slice(2)
+      .filter((word) => !word.startsWith('-'))
+      .map((word) => word.replace(/(.)@.*$/, '$1'));
+    return { command: written, packages };
+  };
+  const install = [];
+  const introducing = new Map();
+  let prose = [];
+  let fence;
+  let shellBlocks = 0;
+  for (const [index, line] of lines.entries()) {
+    const marker = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
+    if (fence === undefined && marker !== null) {
+      fence = { marker: marker[1], shell: /^(?:sh|shell|bash|console)?\s*$/.test(marker[2]) };
+      if (fence.shell) shellBlocks++;
+      if (prose.length > 0) introducing.set(index + 1, prose);
+      prose = [];
+    } else if (
+      fence !== undefined &&
+      marker !== null &&
+      marker[1].startsWith(fence.marker) &&
+      marker[2].trim() === ''
+    ) {
+      fence = undefined;
+    } else if (fence !== undefined) {
+      if (fence.shell && shellBlocks === 1 && /^\s*npm (?:install|i) /.test(line)) install.push(command(line));
+    } else {
+      for (const span of line.matchAll(/`(npm (?:install|i) [^`]+)`/g)) prose.push(command(span[1]));
+    }
+  }
+  return { install, introducing };
+}
