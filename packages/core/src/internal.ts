@@ -15,6 +15,7 @@ import {
   type CapturedContext,
 } from './captured-context.js';
 import { runFromRoot, scopeObject } from './context.js';
+import { correlationFields, resolveFieldNames, type ResolvedFieldNames } from './correlation-fields.js';
 import {
   defineErrors,
   defineWarnings,
@@ -70,6 +71,9 @@ export {
   scopeObject,
   setTraceSource,
   activeTrace,
+  // the correlation values every logger binding writes
+  correlationFields,
+  resolveFieldNames,
   // the process: diagnostics, copies, the implementation, state shared across copies
   diagnosticsProbe,
   loadedCopies,
@@ -92,6 +96,7 @@ export type {
   OptionErrors,
   OptionRule,
   OptionShape,
+  ResolvedFieldNames,
   TraceSource,
   WarningCodesOf,
   WarningEmitters,

@@ -1,5 +1,5 @@
-import { correlationFields, resolveFieldNames, type CorrelationFieldNames } from './correlation-fields.js';
-import { readOptions, rules, type OptionShape } from '@ambient/core/internal';
+import type { CorrelationFieldNames } from '@ambient/core';
+import { correlationFields, readOptions, resolveFieldNames, rules, type OptionShape } from '@ambient/core/internal';
 import { errors } from './errors.js';
 
 /** pino's `mixin` signature; `L` is the logger type pino passes (left open so pino 8, 9 and 10 all fit). */
@@ -31,7 +31,7 @@ export function correlationMixin<L = unknown>(options: CorrelationMixinOptions<L
     where,
     errors,
   });
-  const names = resolveFieldNames(options.fields, where);
+  const names = resolveFieldNames(options.fields, where, errors);
   const own = options.mixin;
 
   // pino merges the log call's own object into the returned one (Object.assign), so every call returns a

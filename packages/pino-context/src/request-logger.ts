@@ -1,12 +1,14 @@
-import { requestContext } from '@ambient/core';
+import { requestContext, type CorrelationFieldNames } from '@ambient/core';
 import {
   correlationFields,
+  readOptions,
   resolveFieldNames,
-  type CorrelationFieldNames,
+  rules,
+  scopeObject,
+  type OptionShape,
   type ResolvedFieldNames,
-} from './correlation-fields.js';
+} from '@ambient/core/internal';
 import { isCorrelationMixin } from './correlation-mixin.js';
-import { readOptions, rules, scopeObject, type OptionShape } from '@ambient/core/internal';
 import { errors } from './errors.js';
 
 /** Any logger with pino's `child(bindings)`: pino itself, and bunyan- or winston-style loggers. */
@@ -28,7 +30,7 @@ interface CachedChild {
 const childrenOfScope = new WeakMap<object, Map<object, CachedChild>>();
 // Whether each base logger already writes the fields through correlationMixin() (a logger's mixin is fixed).
 const basesWithMixin = new WeakMap<object, boolean>();
-const defaultNames = resolveFieldNames(undefined, 'requestLogger');
+const defaultNames = resolveFieldNames(undefined, 'requestLogger', errors);
 
 /**
  * The current request's logger: a child of `base` bound to the request's correlation fields, made once per
@@ -78,7 +80,7 @@ const loggerOptions: OptionShape<RequestLoggerOptions> = { fields: rules.object 
 
 function resolveOptions(options: RequestLoggerOptions): ResolvedFieldNames {
   const where = 'requestLogger(base, options)';
-  return resolveFieldNames(readOptions(options, loggerOptions, { where, errors }).fields, where);
+  return resolveFieldNames(readOptions(options, loggerOptions, { where, errors }).fields, where, errors);
 }
 
 function sameFields(a: Record<string, unknown>, b: Record<string, unknown>): boolean {

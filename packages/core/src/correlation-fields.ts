@@ -1,6 +1,8 @@
-import { requestContext, type RequestStore } from '@ambient/core';
-import { activeTrace, readOptions, rule, scopeObject, type OptionShape } from '@ambient/core/internal';
-import { errors } from './errors.js';
+// The correlation values of a log line, shared by every logger binding (pino's mixin, Nest's ConsoleLogger, …),
+// so that each writes the same fields under the same names.
+import { scopeObject } from './context.js';
+import { readOptions, rule, type OptionErrors, type OptionShape } from './read-options.js';
+import { activeTrace, requestContext, type RequestStore } from './request-context.js';
 
 /** Where each correlation value goes in a log line; `false` leaves it out. */
 export interface CorrelationFieldNames {
@@ -42,8 +44,14 @@ const fieldNames: OptionShape<CorrelationFieldNames> = {
   job: fieldName,
 };
 
-/** The `fields` option of correlationMixin() and requestLogger(), checked, with the defaults filled in. */
-export function resolveFieldNames(fields: CorrelationFieldNames | undefined, where: string): ResolvedFieldNames {
+/**
+ * A logger binding's `fields` option, checked (errors from the binding's own table), with the defaults filled in.
+ */
+export function resolveFieldNames(
+  fields: CorrelationFieldNames | undefined,
+  where: string,
+  errors: OptionErrors,
+): ResolvedFieldNames {
   if (fields === undefined) return defaults;
   const given = readOptions(fields, fieldNames, { where, errors, path: 'fields' });
   return {
