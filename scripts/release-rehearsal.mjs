@@ -58,7 +58,13 @@ function emitted(block) {
   const prelude = block.attributes.fragment === undefined ? '' : `${preludes[block.attributes.fragment].code}\n`;
   const source = `${prelude}${block.code}\n`;
   if (!/^(?:ts|typescript)$/.test(block.lang)) return source;
-  const options = { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 };
+  const options = {
+    module: ts.ModuleKind.ESNext,
+    target: ts.ScriptTarget.ES2022,
+    // Nest's decorators, as readme-examples.test.mjs compiles them.
+    experimentalDecorators: true,
+    emitDecoratorMetadata: true,
+  };
   return ts.transpileModule(source, { compilerOptions: options }).outputText;
 }
 

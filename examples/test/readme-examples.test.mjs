@@ -56,6 +56,9 @@ const { options, errors: optionErrors } = ts.convertCompilerOptionsFromJson(
     typeRoots: [join(root, 'node_modules', '@types')],
     skipLibCheck: true,
     sourceMap: false,
+    // Nest's decorators, as a Nest application compiles them; blocks without decorators are unaffected.
+    experimentalDecorators: true,
+    emitDecoratorMetadata: true,
   },
   cache,
 );
