@@ -1,10 +1,10 @@
-// AmbientModule under Nest's whole HTTP pipeline, on express and on fastify: a real Nest 12 application in its
+// AmbientModule under Nest's whole HTTP pipeline, on Nest 12 and 11, on express and on fastify: a real application in its
 // own process on 127.0.0.1, 1,000 concurrent requests, every pipeline step writing a line through Nest's Logger
 // (CorrelationConsoleLogger, JSON mode), and the lines read back from its stdout.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, describe, test } from 'node:test';
-import { jsonLines, startNest } from './nest-process.mjs';
+import { jsonLines, nestMajors, startNest } from './nest-process.mjs';
 
 const requests = 1000;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
@@ -36,10 +36,12 @@ const succeeding = [
 const failing = ['middleware', 'guard', 'interceptor-before', 'pipe', 'handler', 'filter', 'finish'];
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 
-for (const platform of ['express', 'fastify']) {
-  describe(`Nest 12 on ${platform}`, () => {
+for (const [major, platform] of nestMajors.flatMap((major) =>
+  ['express', 'fastify'].map((platform) => [major, platform]),
+)) {
+  describe(`Nest ${major} on ${platform}`, () => {
     test(`${requests} concurrent requests: every step of the pipeline logs its own request's id, none crossed`, async () => {
-      const nest = await startNest('server.ts', [platform]);
+      const nest = await startNest(major, 'server.ts', [platform]);
       let output;
       try {
         const responses = await Promise.all(
@@ -80,7 +82,7 @@ for (const platform of ['express', 'fastify']) {
     });
 
     test('an invalid incoming id is neither echoed nor logged: the request gets a new UUIDv7', async () => {
-      const nest = await startNest('server.ts', [platform]);
+      const nest = await startNest(major, 'server.ts', [platform]);
       let output;
       let response;
       try {
@@ -97,7 +99,7 @@ for (const platform of ['express', 'fastify']) {
     });
 
     test("CorrelationConsoleLogger's text mode writes requestId= after the context", async () => {
-      const nest = await startNest('server.ts', [platform, 'text']);
+      const nest = await startNest(major, 'server.ts', [platform, 'text']);
       let output;
       try {
         await get(nest.port, '/orders/o5', { 'x-request-id': 'req-text-5' });

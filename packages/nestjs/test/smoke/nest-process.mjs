@@ -1,21 +1,40 @@
 // Starts a Nest application of test/fixtures as a process of its own, its TypeScript (decorators and their
 // metadata included) compiled as it loads by @swc-node/register, configured by the package's tsconfig.json. Nest
 // 12 ships ES modules only, which jest's module system cannot load; these tests run on plain node --test.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const nest11Dir = join(packageDir, '..', '..', 'tools', 'nest11');
+
+/** The Nest majors the tests run on: the workspace's 12, and 11 from tools/nest11 (installed once, here). */
+export const nestMajors = ['12', '11'];
+
+function installNest11() {
+  if (existsSync(join(nest11Dir, 'node_modules', '@nestjs', 'core'))) return;
+  const { status } = spawnSync('npm', ['ci', '--prefix', nest11Dir, '--no-audit', '--no-fund'], { stdio: 'inherit' });
+  if (status !== 0) throw new Error(`npm ci in ${nest11Dir} failed`);
+}
 
 /**
- * Runs `fixture` (a file of test/fixtures) with `args`; resolves once it printed `{"port":N}`, with the port, its
- * output so far and to come, and `stop()`, which resolves to everything it wrote once it exited.
+ * Runs `fixture` (a file of test/fixtures) with `args` on Nest `major`; resolves once it printed `{"port":N}`, with
+ * the port, its output so far and to come, and `stop()`, which resolves to everything it wrote once it exited.
  */
-export async function startNest(fixture, args = []) {
+export async function startNest(major, fixture, args = []) {
+  if (major === '11') installNest11();
+  const onNest11 = major === '11' ? ['--import', join(packageDir, 'test', 'smoke', 'nest11.mjs')] : [];
   const child = spawn(
     process.execPath,
-    ['--import', '@swc-node/register/esm-register', join(packageDir, 'test', 'fixtures', fixture), ...args],
+    [
+      '--import',
+      '@swc-node/register/esm-register',
+      ...onNest11,
+      join(packageDir, 'test', 'fixtures', fixture),
+      ...args,
+    ],
     {
       cwd: packageDir,
       env: { ...process.env, SWC_NODE_PROJECT: join(packageDir, 'tsconfig.json') },
