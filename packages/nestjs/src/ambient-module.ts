@@ -1,10 +1,11 @@
 import type { DynamicModule } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { DiscoveryModule, DiscoveryService, HttpAdapterHost } from '@nestjs/core';
 import { requestContext } from '@ambient/core';
 import type { RequestContextOptions } from '@ambient/http-context';
 import { createRequestPolicy } from '@ambient/http-context/internal';
 import { HttpServerScope } from './http-server-scope.js';
 import { RequestContext } from './request-context-token.js';
+import { ScheduleScopes } from './schedule-scopes.js';
 
 /** The HTTP rules every Ambient adapter shares: request id header, validation, echo, `traceparent`, propagation. */
 export type AmbientModuleOptions = RequestContextOptions;
@@ -12,8 +13,9 @@ export type AmbientModuleOptions = RequestContextOptions;
 /**
  * Request context for a Nest application: import `AmbientModule.forRoot()` once, in the root module. Every
  * request then runs in its own requestContext scope from the moment the server receives it, so that guards,
- * interceptors, pipes, handlers, services and exception filters all read the same request id and trace. Global;
- * provides `RequestContext`.
+ * interceptors, pipes, handlers, services and exception filters all read the same request id and trace; and each
+ * tick of @nestjs/schedule's `@Cron`, `@Interval` and `@Timeout` runs in a scope of its own. Global; provides
+ * `RequestContext`.
  */
 export class AmbientModule {
   static forRoot(options?: AmbientModuleOptions): DynamicModule {
@@ -22,12 +24,18 @@ export class AmbientModule {
     return {
       module: AmbientModule,
       global: true,
+      imports: [DiscoveryModule],
       providers: [
         { provide: RequestContext, useValue: requestContext },
         {
           provide: HttpServerScope,
           useFactory: (host: HttpAdapterHost) => new HttpServerScope(host, policy),
           inject: [HttpAdapterHost],
+        },
+        {
+          provide: ScheduleScopes,
+          useFactory: (discovery: DiscoveryService) => new ScheduleScopes(discovery),
+          inject: [DiscoveryService],
         },
       ],
       exports: [RequestContext],
