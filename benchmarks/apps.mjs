@@ -3,6 +3,8 @@
 //   express | koa | fastify, with `ambient` (the adapter as its README mounts it), `hand-written` (the budgets'
 //     reference, hand-written.mjs) or `echo-only` (the simplest echoing hook, no listener bound; `echo-raw`, the
 //     same on fastify's raw response, for the lab);
+//   nest-express | nest-fastify, the route as a Nest 12 controller: `bare`, `hand-written`, `nestjs-cls` or
+//     `ambient` (nest-app.mjs);
 //   full-stack, the same route on express 5 with a request id, one pino line (to /dev/null) and one span (the
 //     OpenTelemetry SDK, an exporter that drops spans): `ambient` (expressContext, correlationMixin,
 //     AmbientContextManager), `peers` (cls-rtracer, a pino mixin reading it, AsyncLocalStorageContextManager) or
@@ -68,6 +70,8 @@ const apps = {
     await app.ready();
     return server;
   },
+  'nest-express': async (variant) => (await import('./nest-app.mjs')).nestServer('express', variant),
+  'nest-fastify': async (variant) => (await import('./nest-app.mjs')).nestServer('fastify', variant),
   async 'full-stack'(variant) {
     const api = require('@opentelemetry/api');
     const { BasicTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base');
@@ -122,7 +126,7 @@ const apps = {
   },
 };
 
-/** The `node:http` server of `name` (express, koa, fastify, full-stack) and `variant`, not yet listening. */
+/** The `node:http` server of `name` (express, koa, fastify, nest-express, nest-fastify, full-stack) and `variant`, not yet listening. */
 export function appServer(name, variant) {
   if (!Object.hasOwn(apps, name)) throw new Error(`unknown app ${name}`);
   return apps[name](variant);
