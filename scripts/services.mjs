@@ -1,4 +1,4 @@
-// The services of this machine that tests need (README: Redis, PostgreSQL, MariaDB, RabbitMQ): present, or the
+// The services of this machine that tests need (README: Redis, PostgreSQL, MariaDB, RabbitMQ, NATS, Mosquitto): present, or the
 // test is skipped loudly; under CI=true absence is a failure. Present but refusing the tests' login (a changed
 // password, say) fails at once, naming the service, the reason and the fix, rather than in a timeout per case.
 // Shared by the smoke tests, the README examples and the Node matrix's summary.
@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 
 /** Where each service listens on 127.0.0.1. */
-export const services = { redis: 6379, postgres: 5432, mariadb: 3306, rabbitmq: 5672 };
+export const services = { redis: 6379, postgres: 5432, mariadb: 3306, rabbitmq: 5672, nats: 4222, mosquitto: 1883 };
 
 /** Does 127.0.0.1:`port` accept a connection (within five seconds)? */
 export function reachable(port) {
@@ -26,7 +26,7 @@ const require = createRequire(import.meta.url);
 const within = (ms, promise) =>
   Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms))]);
 
-/** How each service's login is tried, with the credentials the tests use (README), and how to fix a refusal. */
+/** How each service's login is tried (NATS and Mosquitto take anonymous clients here), with the credentials the tests use (README), and how to fix a refusal. */
 const logins = {
   postgres: {
     as: 'user postgres, database test (trust auth)',

@@ -6,6 +6,9 @@ import { createRequestPolicy } from '@ambient/http-context/internal';
 import { HttpServerScope } from './http-server-scope.js';
 import { RequestContext } from './request-context-token.js';
 import { ScheduleScopes } from './schedule-scopes.js';
+import { scopeMicroservices } from './microservice-scopes.js';
+
+const microservicesScoped = Symbol('@ambient/nestjs microservices scoped');
 
 /** The HTTP rules every Ambient adapter shares: request id header, validation, echo, `traceparent`, propagation. */
 export type AmbientModuleOptions = RequestContextOptions;
@@ -32,6 +35,8 @@ export class AmbientModule {
           useFactory: (host: HttpAdapterHost) => new HttpServerScope(host, policy),
           inject: [HttpAdapterHost],
         },
+        // Nest awaits a provider's factory before it registers any microservice handler.
+        { provide: microservicesScoped, useFactory: () => scopeMicroservices().then(() => true) },
         {
           provide: ScheduleScopes,
           useFactory: (discovery: DiscoveryService) => new ScheduleScopes(discovery),
