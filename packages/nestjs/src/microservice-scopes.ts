@@ -1,3 +1,4 @@
+import { runInRoot } from '@ambient/core';
 import { contextCarrier, runJob, type ContextCarrier } from '@ambient/correlation';
 
 type Handler = ((...args: unknown[]) => unknown) & { next?: unknown };
@@ -9,6 +10,7 @@ interface Prototype {
 /** What @ambient/nestjs uses of @nestjs/microservices, loaded only where the application has it. */
 interface Microservices {
   Server: { prototype: Prototype };
+  ClientProxy: { prototype: Prototype };
   ClientRMQ?: { prototype: Prototype };
   ClientNats?: { prototype: Prototype };
   ClientMqtt?: { prototype: Prototype };
@@ -18,6 +20,21 @@ interface Microservices {
 interface NatsHeaders {
   has(key: string): boolean;
   set(key: string, value: string): void;
+}
+
+/** The exported classes that are `base` or extend it, and define `method` themselves. */
+function subclassesWithOwn(
+  exported: object,
+  base: { prototype: Prototype },
+  method: string,
+): Array<{ prototype: Prototype }> {
+  return Object.values(exported).filter(
+    (value): value is { prototype: Prototype } =>
+      typeof value === 'function' &&
+      (value === base ||
+        Object.prototype.isPrototypeOf.call(base.prototype, (value as { prototype: object }).prototype)) &&
+      Object.hasOwn((value as { prototype: object }).prototype, method),
+  );
 }
 
 /** An optional peer dependency, by a name bundlers and the type checker leave alone. */
@@ -126,13 +143,7 @@ export async function scopeMicroservices(): Promise<void> {
   const { Server, Transport } = microservices;
   // Server's addHandler, and each transport's own where it has one (gRPC's never calls Server's; Kafka's does only
   // for patterns that are not regular expressions).
-  const servers = Object.values(microservices).filter(
-    (value): value is { prototype: Prototype } =>
-      typeof value === 'function' &&
-      (value === Server ||
-        Object.prototype.isPrototypeOf.call(Server.prototype, (value as { prototype: object }).prototype)) &&
-      Object.hasOwn((value as { prototype: object }).prototype, 'addHandler'),
-  );
+  const servers = subclassesWithOwn(microservices, Server, 'addHandler');
   for (const server of servers) {
     patch(
       server.prototype,
@@ -144,6 +155,18 @@ export async function scopeMicroservices(): Promise<void> {
           const system =
             typeof transportId === 'number' ? (Transport[transportId] ?? 'custom').toLowerCase() : 'custom';
           return addHandler.call(this, pattern, scopedHandler(pattern, system, handler as Handler), ...rest);
+        },
+    );
+  }
+  // A client connects on its first send, inside whichever request sends first; its connection's own loops (NATS's
+  // status updates, reconnects) would keep that request's context for as long as the connection lives.
+  for (const client of subclassesWithOwn(microservices, microservices.ClientProxy, 'connect')) {
+    patch(
+      client.prototype,
+      'connect',
+      (connect) =>
+        function (this: unknown, ...args: unknown[]) {
+          return runInRoot(() => connect.apply(this, args));
         },
     );
   }
