@@ -14,7 +14,18 @@ interface Microservices {
   ClientRMQ?: { prototype: Prototype };
   ClientNats?: { prototype: Prototype };
   ClientMqtt?: { prototype: Prototype };
+  ClientKafka?: { prototype: Prototype };
+  ClientGrpcProxy?: { prototype: Prototype };
   Transport: Record<number, string>;
+}
+/** gRPC metadata, as @grpc/grpc-js's Metadata has it. */
+interface GrpcMetadata {
+  get(key: string): unknown[];
+  set(key: string, value: string): void;
+}
+/** A Kafka message as Nest's serializer gives it to kafkajs. */
+interface KafkaMessage {
+  headers?: Record<string, unknown>;
 }
 /** NATS message headers, as @nats-io's MsgHdrs has them. */
 interface NatsHeaders {
@@ -212,4 +223,55 @@ export async function scopeMicroservices(): Promise<void> {
         return headers;
       },
   );
+  // Kafka: Nest's serializer makes the kafkajs message; the scope goes into its headers (headers set win).
+  patch(
+    microservices.ClientKafka?.prototype,
+    'initializeSerializer',
+    (initializeSerializer) =>
+      function (this: unknown, ...args: unknown[]) {
+        const result = initializeSerializer.apply(this, args);
+        const serializer = (this as { serializer?: { serialize?: unknown } }).serializer;
+        const serialize = serializer?.serialize;
+        if (serializer !== undefined && typeof serialize === 'function') {
+          serializer.serialize = (...values: unknown[]) =>
+            withKafkaHeaders(Reflect.apply(serialize, serializer, values));
+        }
+        return result;
+      },
+  );
+  // gRPC: a service method's second argument is the call's metadata; the scope goes there (keys set win).
+  const grpc = (await importOptional('@grpc/grpc-js').catch(() => undefined)) as
+    { Metadata: new () => GrpcMetadata } | undefined;
+  patch(
+    microservices.ClientGrpcProxy?.prototype,
+    'createServiceMethod',
+    (createServiceMethod) =>
+      function (this: unknown, ...args: unknown[]) {
+        const method = createServiceMethod.apply(this, args);
+        if (typeof method !== 'function' || grpc === undefined) return method;
+        return function (this: unknown, ...call: unknown[]) {
+          const carrier = contextCarrier();
+          const given = call[1];
+          if (Object.keys(carrier).length > 0 && (given === undefined || given instanceof grpc.Metadata)) {
+            const metadata = given ?? new grpc.Metadata();
+            for (const [key, value] of Object.entries(carrier))
+              if (metadata.get(key).length === 0) metadata.set(key, value);
+            call[1] = metadata;
+          }
+          return Reflect.apply(method as Method, this, call);
+        };
+      },
+  );
+}
+
+/** A Kafka message (or the promise of one) with the current scope added to its headers. */
+function withKafkaHeaders(message: unknown): unknown {
+  if (typeof (message as PromiseLike<unknown> | undefined)?.then === 'function') {
+    return (message as PromiseLike<unknown>).then(withKafkaHeaders);
+  }
+  const carrier = contextCarrier();
+  if (typeof message !== 'object' || message === null || Object.keys(carrier).length === 0) return message;
+  const kafka = message as KafkaMessage;
+  kafka.headers = { ...carrier, ...kafka.headers };
+  return kafka;
 }

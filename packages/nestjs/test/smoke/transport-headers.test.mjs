@@ -6,6 +6,7 @@ import { before, test } from 'node:test';
 import { Metadata } from '@grpc/grpc-js';
 import { Test } from '@nestjs/testing';
 import {
+  ClientKafka,
   KafkaContext,
   RedisContext,
   ServerGrpc,
@@ -79,4 +80,25 @@ test('forged and oversized ids in headers are dropped, never used', async () => 
   assert.match(seen.requestId, uuid);
   assert.equal(seen.causationId, undefined);
   assert.equal(seen.correlationId, undefined);
+});
+
+test('Kafka: a ClientKafka message made inside a request carries it, and a handler given it runs caused by it', async () => {
+  const client = new ClientKafka({ client: { brokers: ['127.0.0.1:9092'] } });
+  const message = requestContext.run({ requestId: 'req-sent', correlationId: 'chain-sent' }, () =>
+    client.serializer.serialize({ order: 7 }, { pattern: 'orders.placed' }),
+  );
+  const sent = await message;
+  assert.equal(sent.headers['x-request-id'], 'req-sent');
+  assert.equal(sent.headers['x-correlation-id'], 'chain-sent');
+  const own = await requestContext.run({ requestId: 'req-own' }, () =>
+    client.serializer.serialize({ value: { order: 8 }, headers: { 'x-request-id': 'set-by-the-caller' } }),
+  );
+  assert.equal(own.headers['x-request-id'], 'set-by-the-caller', 'headers the caller set win');
+  assert.deepEqual((await client.serializer.serialize({ order: 9 })).headers, {}, 'outside a scope: nothing added');
+  // As kafkajs hands them to the consumer: Buffers.
+  const received = Object.fromEntries(Object.entries(sent.headers).map(([key, value]) => [key, Buffer.from(value)]));
+  const context = new KafkaContext([{ headers: received, value: sent.value }, 0, 'orders', {}, async () => {}, {}]);
+  const seen = await seenBy(new ServerKafka({ client: { brokers: ['127.0.0.1:9092'] } }), [{}, context]);
+  assert.equal(seen.causationId, 'req-sent');
+  assert.equal(seen.correlationId, 'chain-sent');
 });
