@@ -1,4 +1,4 @@
-import { runInRoot } from '@ambient/core';
+import { runInRoot, Snapshot } from '@ambient/core';
 import { contextCarrier, runJob, type ContextCarrier } from '@ambient/correlation';
 
 type Handler = ((...args: unknown[]) => unknown) & { next?: unknown };
@@ -14,7 +14,6 @@ interface Microservices {
   ClientRMQ?: { prototype: Prototype };
   ClientNats?: { prototype: Prototype };
   ClientMqtt?: { prototype: Prototype };
-  ClientKafka?: { prototype: Prototype };
   ClientGrpcProxy?: { prototype: Prototype };
   Transport: Record<number, string>;
 }
@@ -22,15 +21,17 @@ interface Microservices {
 interface GrpcMetadata {
   get(key: string): unknown[];
   set(key: string, value: string): void;
+  clone(): GrpcMetadata;
 }
 /** A Kafka message as Nest's serializer gives it to kafkajs. */
 interface KafkaMessage {
   headers?: Record<string, unknown>;
 }
 /** NATS message headers, as @nats-io's MsgHdrs has them. */
-interface NatsHeaders {
+interface NatsHeaders extends Iterable<[string, string[]]> {
   has(key: string): boolean;
   set(key: string, value: string): void;
+  append(key: string, value: string): void;
 }
 
 /** The exported classes that are `base` or extend it, and define `method` themselves. */
@@ -46,6 +47,11 @@ function subclassesWithOwn(
         Object.prototype.isPrototypeOf.call(base.prototype, (value as { prototype: object }).prototype)) &&
       Object.hasOwn((value as { prototype: object }).prototype, method),
   );
+}
+
+function isNotInstalled(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
 }
 
 /** An optional peer dependency, by a name bundlers and the type checker leave alone. */
@@ -123,7 +129,7 @@ function scopedHandler(pattern: unknown, system: string, handler: Handler): Hand
   if (scopedHandlers.has(handler)) return handler; // a transport's addHandler that calls Server's
   const name = typeof pattern === 'string' ? pattern : JSON.stringify(pattern);
   const scoped: Handler = function ambientMessageHandler(this: unknown, ...args: unknown[]) {
-    return runJob({ name, system, carrier: carrierOf(args[1]) }, () => Reflect.apply(handler, this, args));
+    return runJob({ name, system, carrier: carrierOf(args[1]) }, () => keptInScope(Reflect.apply(handler, this, args)));
   };
   Object.defineProperty(scoped, 'next', {
     get: () => handler.next,
@@ -137,6 +143,25 @@ function scopedHandler(pattern: unknown, system: string, handler: Handler): Hand
 const scopedHandlers = new WeakSet<Handler>();
 
 /**
+ * A handler's result, subscribed in the job's scope. With an interceptor, Nest's handler returns an Observable that
+ * nothing has run yet: the transport server subscribes to it after the handler returned, outside the job, and the
+ * interceptors, pipes, the method and the exception filters would run there (nestjs/nest#8210).
+ */
+function keptInScope(result: unknown): unknown {
+  const snapshot = new Snapshot();
+  const bind = (value: unknown): unknown => {
+    const subscribe = (value as { subscribe?: unknown } | null | undefined)?.subscribe;
+    if (typeof subscribe !== 'function') return value;
+    (value as { subscribe: Method }).subscribe = function (this: unknown, ...args: unknown[]) {
+      return snapshot.run(() => Reflect.apply(subscribe, this, args) as unknown);
+    };
+    return value;
+  };
+  const then = (result as { then?: unknown } | null | undefined)?.then;
+  return typeof then === 'function' ? (result as PromiseLike<unknown>).then(bind) : bind(result);
+}
+
+/**
  * Every `@MessagePattern` and `@EventPattern` handler of every transport runs in a job scope of its own, built from
  * the message's carrier, with the guards, interceptors, pipes and filters Nest runs around it; and `send`/`emit` of
  * a RabbitMQ, NATS or MQTT 5 `ClientProxy` carry the current scope in the message's headers (headers the caller
@@ -148,8 +173,9 @@ export async function scopeMicroservices(): Promise<void> {
   let microservices: Microservices;
   try {
     microservices = (await importOptional('@nestjs/microservices')) as Microservices;
-  } catch {
-    return; // an application without microservices
+  } catch (error) {
+    if (isNotInstalled(error)) return; // an application without microservices
+    throw error;
   }
   const { Server, Transport } = microservices;
   // Server's addHandler, and each transport's own where it has one (gRPC's never calls Server's; Kafka's does only
@@ -218,25 +244,24 @@ export async function scopeMicroservices(): Promise<void> {
         const merged = mergeHeaders.apply(this, args) as NatsHeaders | undefined;
         const carrier = contextCarrier();
         if (Object.keys(carrier).length === 0 || nats === undefined) return merged;
-        const headers = merged ?? nats.headers();
+        // A copy: headers the caller made once and sends again must not keep this request's ids.
+        const headers = nats.headers();
+        for (const [key, values] of merged ?? []) for (const value of values) headers.append(key, value);
         for (const [key, value] of Object.entries(carrier)) if (!headers.has(key)) headers.set(key, value);
         return headers;
       },
   );
-  // Kafka: Nest's serializer makes the kafkajs message; the scope goes into its headers (headers set win).
+  // Kafka: Nest's serializer makes the kafkajs message; the scope goes into its headers (headers set win). Its
+  // prototype, since ClientsModule.register() makes clients when modules are declared, before this runs.
+  const kafkaSerializer = (await importOptional('@nestjs/microservices/serializers/kafka-request.serializer.js').catch(
+    () => undefined,
+  )) as { KafkaRequestSerializer?: { prototype: Prototype } } | undefined;
   patch(
-    microservices.ClientKafka?.prototype,
-    'initializeSerializer',
-    (initializeSerializer) =>
-      function (this: unknown, ...args: unknown[]) {
-        const result = initializeSerializer.apply(this, args);
-        const serializer = (this as { serializer?: { serialize?: unknown } }).serializer;
-        const serialize = serializer?.serialize;
-        if (serializer !== undefined && typeof serialize === 'function') {
-          serializer.serialize = (...values: unknown[]) =>
-            withKafkaHeaders(Reflect.apply(serialize, serializer, values));
-        }
-        return result;
+    kafkaSerializer?.KafkaRequestSerializer?.prototype,
+    'serialize',
+    (serialize) =>
+      function (this: unknown, ...values: unknown[]) {
+        return withKafkaHeaders(serialize.apply(this, values));
       },
   );
   // gRPC: a service method's second argument is the call's metadata; the scope goes there (keys set win).
@@ -253,7 +278,8 @@ export async function scopeMicroservices(): Promise<void> {
           const carrier = contextCarrier();
           const given = call[1];
           if (Object.keys(carrier).length > 0 && (given === undefined || given instanceof grpc.Metadata)) {
-            const metadata = given ?? new grpc.Metadata();
+            // A copy: metadata the caller made once (an auth token) and passes again must not keep this request's ids.
+            const metadata = given?.clone() ?? new grpc.Metadata();
             for (const [key, value] of Object.entries(carrier))
               if (metadata.get(key).length === 0) metadata.set(key, value);
             call[1] = metadata;

@@ -95,9 +95,12 @@ function scopeRegistry(registry: Registry, orchestrator: Orchestrator | undefine
     if (typeof job?.fireOnTick === 'function' && !orchestrated(job)) {
       const fireOnTick = job.fireOnTick;
       job.fireOnTick = inScope(name, fireOnTick.bind(job));
+      // Armed from the root: now if it runs, and whenever it is started (the usual addCronJob, then start()).
+      const start = job.start;
+      job.start = () => runInRoot(() => start.call(job));
       if (job.isActive) {
         job.stop();
-        runInRoot(() => job.start());
+        job.start();
       }
     }
     return addCronJob.call(this, name, job, ...rest);

@@ -43,7 +43,9 @@ for (const transport of ['rmq', 'nats', 'mqtt']) {
       const service = await startNest('12', 'microservice-app.ts', ['service', transport, prefix]);
       const api = await startNest('12', 'microservice-app.ts', ['api', transport, prefix]);
       const handled = () =>
-        jsonLines(service.output.stdout).filter((line) => /^(guard|placed|priced) o\d+$/.test(line.message ?? ''));
+        jsonLines(service.output.stdout).filter((line) =>
+          /^(guard|placed|priced|intercepted) o\d+$/.test(line.message ?? ''),
+        );
       try {
         for (let n = 0; n < orders; n++) {
           const headers = {
@@ -59,8 +61,8 @@ for (const transport of ['rmq', 'nats', 'mqtt']) {
           assert.equal(priced.status, 200, priced.body);
           assert.deepEqual(JSON.parse(priced.body), { price: 42 });
         }
-        // Two guard lines and two handler lines an order; the wait ends as soon as they are all there.
-        await until(() => handled().length === orders * 4, 30_000);
+        // Two guard, two handler and two interceptor lines an order; the wait ends as soon as they are all there.
+        await until(() => handled().length === orders * 6, 30_000);
       } finally {
         await api.stop();
         await service.stop();
@@ -72,7 +74,7 @@ for (const transport of ['rmq', 'nats', 'mqtt']) {
       );
       assert.deepEqual(stray, [], "lines of the API's connection that carry a request's id");
       const lines = handled();
-      assert.equal(lines.length, orders * 4, `the service logged\n${service.output.stdout}\n${service.output.stderr}`);
+      assert.equal(lines.length, orders * 6, `the service logged\n${service.output.stdout}\n${service.output.stderr}`);
       const runIds = new Set();
       for (const line of lines) {
         const n = line.message.split(' o')[1];
@@ -86,7 +88,7 @@ for (const transport of ['rmq', 'nats', 'mqtt']) {
         if (line.message.startsWith('priced')) assert.equal(line.causationId, `req-${n}-price`);
         runIds.add(`${line.requestId} ${line.causationId}`);
       }
-      // The guard and the handler of one message share its run: two runs an order.
+      // The guard, the interceptor and the handler of one message share its run: two runs an order.
       assert.equal(new Set(lines.map((line) => line.requestId)).size, orders * 2, 'one run a message');
       assert.equal(runIds.size, orders * 2);
     });

@@ -30,9 +30,10 @@ test('@Interval, @Timeout and @Cron ticks run each in a scope of its own, and a 
   const requests = new FinalizationRegistry(() => (collected = true));
   try {
     (() => {
-      const values = { requestId: 'req-scheduling' };
-      requests.register(values, 'the request');
-      requestContext.run(values, () => reports.scheduleFromARequest('from-a-request'));
+      // A value the request's scope holds (run() copies the values object itself, so watch one of its values).
+      const user = { name: 'the user of the scheduling request' };
+      requests.register(user, 'the request');
+      requestContext.run({ requestId: 'req-scheduling', user }, () => reports.scheduleFromARequest('from-a-request'));
     })();
     const seen = (schedule) => ticks.filter((tick) => tick.schedule === schedule);
     // Each wait ends as soon as the ticks are there; a cron ticks once a second.

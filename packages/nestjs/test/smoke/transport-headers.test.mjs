@@ -7,6 +7,7 @@ import { Metadata } from '@grpc/grpc-js';
 import { Test } from '@nestjs/testing';
 import {
   ClientKafka,
+  ClientsModule,
   KafkaContext,
   RedisContext,
   ServerGrpc,
@@ -14,6 +15,7 @@ import {
   ServerRedis,
   ServerTCP,
   TcpContext,
+  Transport,
 } from '@nestjs/microservices';
 import { requestContext } from '@ambient/core';
 import { AmbientModule } from '@ambient/nestjs';
@@ -21,9 +23,15 @@ import { AmbientModule } from '@ambient/nestjs';
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
+let registeredKafka;
 before(async () => {
+  // A client as ClientsModule.register() makes it: when the module is declared, before Ambient's providers exist.
+  const clients = ClientsModule.register([
+    { name: 'KAFKA', transport: Transport.KAFKA, options: { client: { brokers: ['127.0.0.1:9092'] } } },
+  ]);
   // The module's providers install the wrapping, as they do when an application or a microservice is created.
-  await Test.createTestingModule({ imports: [AmbientModule.forRoot()] }).compile();
+  const module = await Test.createTestingModule({ imports: [AmbientModule.forRoot(), clients] }).compile();
+  registeredKafka = module.get('KAFKA');
 });
 
 /** What a handler registered on `server` sees of requestContext when the server calls it with `args`. */
@@ -83,7 +91,8 @@ test('forged and oversized ids in headers are dropped, never used', async () => 
 });
 
 test('Kafka: a ClientKafka message made inside a request carries it, and a handler given it runs caused by it', async () => {
-  const client = new ClientKafka({ client: { brokers: ['127.0.0.1:9092'] } });
+  assert.ok(registeredKafka instanceof ClientKafka);
+  const client = registeredKafka;
   const message = requestContext.run({ requestId: 'req-sent', correlationId: 'chain-sent' }, () =>
     client.serializer.serialize({ order: 7 }, { pattern: 'orders.placed' }),
   );
