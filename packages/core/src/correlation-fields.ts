@@ -2,7 +2,7 @@
 // so that each writes the same fields under the same names.
 import { scopeObject } from './context.js';
 import { readOptions, rule, type OptionErrors, type OptionShape } from './read-options.js';
-import { activeTrace, requestContext, type RequestStore } from './request-context.js';
+import { activeTrace, requestContext, type ActiveTrace, type RequestStore } from './request-context.js';
 
 /** Where each correlation value goes in a log line; `false` leaves it out. */
 export interface CorrelationFieldNames {
@@ -65,6 +65,29 @@ export function resolveFieldNames(
 }
 
 /**
+ * What a log line's correlation values are read from: the scope it was logged in and the span active there. A
+ * logger that writes a line after the call returned (winston, when a transport falls behind) takes it at the
+ * call and reads the fields from it later.
+ */
+export interface LineContext {
+  readonly scope: Partial<RequestStore>;
+  readonly trace: ActiveTrace | undefined;
+}
+
+/**
+ * The line context here, or `undefined` outside any scope. Outside it reads through requestContext, so that
+ * @ambient/diagnostics, when on, reports the lost context at the log call.
+ */
+export function lineContext(): LineContext | undefined {
+  const scope: Partial<RequestStore> | undefined = scopeObject(requestContext);
+  if (scope === undefined) {
+    requestContext.get('requestId');
+    return undefined;
+  }
+  return { scope, trace: activeTrace() };
+}
+
+/**
  * The current request's (or job run's) correlation values under their configured names, or `undefined` outside
  * any scope: the values requestContext.get reports (the active span's trace where a tracer reports one), read
  * with one lookup of the scope and one of the span for the whole line.
@@ -72,12 +95,25 @@ export function resolveFieldNames(
 export function correlationFields(names: ResolvedFieldNames): Record<string, unknown> | undefined {
   const scope: Partial<RequestStore> | undefined = scopeObject(requestContext);
   if (scope === undefined) {
-    // A line logged outside any scope: read through requestContext, so that @ambient/diagnostics, when on,
-    // reports the lost context at the log call.
     requestContext.get('requestId');
     return undefined;
   }
-  const trace = activeTrace();
+  return fieldsOf(names, scope, activeTrace());
+}
+
+/** correlationFields, read from a line context taken at the log call (`undefined`: logged outside any scope). */
+export function lineFields(
+  names: ResolvedFieldNames,
+  line: LineContext | undefined,
+): Record<string, unknown> | undefined {
+  return line === undefined ? undefined : fieldsOf(names, line.scope, line.trace);
+}
+
+function fieldsOf(
+  names: ResolvedFieldNames,
+  scope: Partial<RequestStore>,
+  trace: ActiveTrace | undefined,
+): Record<string, unknown> | undefined {
   const requestId = scope.requestId;
   const traceId = trace === undefined ? scope.traceId : trace.traceId;
   if (requestId === undefined && traceId === undefined) return undefined;

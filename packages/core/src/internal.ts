@@ -15,7 +15,14 @@ import {
   type CapturedContext,
 } from './captured-context.js';
 import { runFromRoot, scopeObject } from './context.js';
-import { correlationFields, resolveFieldNames, type ResolvedFieldNames } from './correlation-fields.js';
+import {
+  correlationFields,
+  lineContext,
+  lineFields,
+  resolveFieldNames,
+  type LineContext,
+  type ResolvedFieldNames,
+} from './correlation-fields.js';
 import {
   defineErrors,
   defineWarnings,
@@ -73,6 +80,8 @@ export {
   activeTrace,
   // the correlation values every logger binding writes
   correlationFields,
+  lineContext,
+  lineFields,
   resolveFieldNames,
   // the process: diagnostics, copies, the implementation, state shared across copies
   diagnosticsProbe,
@@ -92,6 +101,7 @@ export type {
   ErrorFactories,
   ErrorTemplate,
   Implementation,
+  LineContext,
   MessageTemplate,
   OptionErrors,
   OptionRule,
