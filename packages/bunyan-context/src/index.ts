@@ -1,0 +1,7 @@
+export {
+  correlationStream,
+  type BunyanStreamEntry,
+  type CorrelationStreamEntry,
+  type CorrelationStreamOptions,
+} from './correlation-stream.js';
+export type { BunyanContextError, BunyanContextErrorCode } from './errors.js';
