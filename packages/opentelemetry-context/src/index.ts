@@ -1,1 +1,8 @@
 export { AmbientContextManager } from './context-manager.js';
+export {
+  correlationLogProcessor,
+  type CorrelationLogProcessor,
+  type CorrelationLogProcessorOptions,
+  type WritableLogRecord,
+} from './correlation-log-processor.js';
+export type { OpenTelemetryContextError, OpenTelemetryContextErrorCode } from './errors.js';

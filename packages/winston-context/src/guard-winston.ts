@@ -33,8 +33,8 @@ const optionShape: OptionShape<GuardWinstonOptions> = {
  * the logger buffers lines and formats them later, in whatever context the transport's callback runs in, and a
  * format that reads the context then writes another request's ids (or none). Every line passes through the
  * logger's `write` while its caller is still on the stack (child loggers, `profile`, the exception and rejection
- * handlers too), so that is where it is taken; winston's own OpenTelemetry instrumentation takes the trace there
- * for the same reason.
+ * handlers too), so that is where it is taken. OpenTelemetry's winston instrumentation lost the trace of queued
+ * lines the same way and now takes it there too (open-telemetry/opentelemetry-js-contrib#2010).
  */
 export function guardWinston(options: GuardWinstonOptions): WinstonGuard {
   const where = 'guardWinston(options)';

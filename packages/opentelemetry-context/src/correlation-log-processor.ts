@@ -1,0 +1,54 @@
+import type { CorrelationFieldNames } from '@ambient/core';
+import { correlationFields, readOptions, resolveFieldNames, rules, type OptionShape } from '@ambient/core/internal';
+import { errors } from './errors.js';
+
+/** The part of an OpenTelemetry SDK log record (`@opentelemetry/sdk-logs` 0.2x and 3.x) the processor writes. */
+export interface WritableLogRecord {
+  readonly attributes: Readonly<Record<string, unknown>>;
+  setAttribute(key: string, value?: never): unknown;
+}
+
+/** An OpenTelemetry `LogRecordProcessor`, for `new LoggerProvider({ processors: [...] })`. */
+export interface CorrelationLogProcessor {
+  onEmit(logRecord: WritableLogRecord): void;
+  forceFlush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+export interface CorrelationLogProcessorOptions {
+  /**
+   * Attribute names; `false` leaves one out. Default: `requestId`, `correlationId`, `causationId` and `job`, as
+   * in the log lines; `traceId` and `spanId` are off, since a log record carries its trace in its own fields.
+   */
+  fields?: CorrelationFieldNames;
+}
+
+const processorOptions: OptionShape<CorrelationLogProcessorOptions> = { fields: rules.object };
+
+/**
+ * A log record processor that stamps the request's or job's ids on every record as attributes, whichever bridge
+ * emitted it (`@opentelemetry/winston-transport`, the pino and bunyan instrumentations, `api-logs` itself): logs
+ * that reach a Collector join by request and by correlation chain, not only by trace. An attribute the record
+ * already has is kept (a winston line's own, written by correlationFormat() at the log call). List it before the
+ * processors that export, which see the record after it.
+ *
+ *     new LoggerProvider({ processors: [correlationLogProcessor(), new BatchLogRecordProcessor(exporter)] });
+ */
+export function correlationLogProcessor(options: CorrelationLogProcessorOptions = {}): CorrelationLogProcessor {
+  const where = 'correlationLogProcessor(options)';
+  const given = readOptions(options, processorOptions, { where, errors }).fields;
+  const names = resolveFieldNames({ traceId: false, spanId: false, ...given }, where, errors);
+  return {
+    onEmit(logRecord) {
+      // The SDK calls onEmit during Logger#emit, on the emitting caller's stack.
+      const fields = correlationFields(names);
+      if (fields === undefined) return;
+      const present = logRecord.attributes;
+      for (const name in fields) {
+        if (present[name] === undefined) logRecord.setAttribute(name, fields[name] as never);
+      }
+    },
+    forceFlush: () => Promise.resolve(),
+    shutdown: () => Promise.resolve(),
+  };
+}

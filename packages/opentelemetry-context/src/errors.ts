@@ -1,0 +1,16 @@
+import type { AmbientError } from '@ambient/core';
+import { defineErrors, usageErrorTemplates, type CodesOf } from '@ambient/core/internal';
+
+declare module '@ambient/core' {
+  interface AmbientErrorCodes {
+    ERR_AMBIENT_OPENTELEMETRY_INVALID_OPTION: true;
+  }
+}
+
+/** Every error @ambient/opentelemetry-context throws. Match on `error.code`, never on the message. */
+export const errors = defineErrors({
+  ...usageErrorTemplates({ option: 'ERR_AMBIENT_OPENTELEMETRY_INVALID_OPTION' }),
+});
+
+export type OpenTelemetryContextErrorCode = CodesOf<typeof errors>;
+export type OpenTelemetryContextError = AmbientError<OpenTelemetryContextErrorCode>;

@@ -1,0 +1,63 @@
+import { requestContext } from '@ambient/core';
+import { contextCarrier, runJob } from '@ambient/correlation';
+import { correlationLogProcessor } from '@ambient/opentelemetry-context';
+import {
+  InMemoryLogRecordExporter,
+  LoggerProvider,
+  SimpleLogRecordProcessor,
+  type LogRecordProcessor,
+} from '@opentelemetry/sdk-logs';
+
+const trace = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };
+
+function provider(first: LogRecordProcessor) {
+  const exporter = new InMemoryLogRecordExporter();
+  const loggers = new LoggerProvider({ processors: [first, new SimpleLogRecordProcessor({ exporter })] });
+  // The SDK exports once the resource's attributes have settled: flushed before reading.
+  const attributes = async () => {
+    await loggers.forceFlush();
+    return exporter.getFinishedLogRecords().map((record) => record.attributes);
+  };
+  return { logger: loggers.getLogger('test'), attributes };
+}
+
+describe('correlationLogProcessor', () => {
+  it('stamps the ids of the request or job on every record emitted in it, and none outside', async () => {
+    const { logger, attributes } = provider(correlationLogProcessor());
+    logger.emit({ body: 'outside' });
+    requestContext.run({ requestId: 'req-1', correlationId: 'chain-1', ...trace }, () => {
+      logger.emit({ body: 'inside', attributes: { own: 1 } });
+      logger.emit({ body: 'own id', attributes: { requestId: 'mine' } });
+      runJob({ name: 'mail', id: 'job-7', carrier: contextCarrier() }, () => logger.emit({ body: 'job' }));
+    });
+    const [outside, inside, own, job] = await attributes();
+    expect(outside).toEqual({});
+    expect(inside).toEqual({ own: 1, requestId: 'req-1', correlationId: 'chain-1' });
+    expect(own).toEqual({ requestId: 'mine', correlationId: 'chain-1' });
+    expect(job).toMatchObject({ causationId: 'req-1', correlationId: 'chain-1', job: { name: 'mail', id: 'job-7' } });
+    expect(job!['requestId']).toEqual(expect.any(String));
+    expect(job!['requestId']).not.toBe('req-1');
+  });
+
+  it('writes the trace fields too, or other names, when asked', async () => {
+    const processor = correlationLogProcessor({ fields: { traceId: 'traceId', requestId: 'request.id', job: false } });
+    const { logger, attributes } = provider(processor);
+    requestContext.run({ requestId: 'req-2', ...trace }, () => logger.emit({ body: 'renamed' }));
+    expect(await attributes()).toEqual([{ 'request.id': 'req-2', traceId: trace.traceId }]);
+  });
+
+  it('is a processor the SDK can flush and shut down', async () => {
+    const processor = correlationLogProcessor();
+    await expect(processor.forceFlush()).resolves.toBeUndefined();
+    await expect(processor.shutdown()).resolves.toBeUndefined();
+  });
+
+  it('rejects options it does not know, with a code', () => {
+    expect(() => correlationLogProcessor({ fields: { requestId: 3 } } as never)).toThrow(
+      expect.objectContaining({ code: 'ERR_AMBIENT_OPENTELEMETRY_INVALID_OPTION' }),
+    );
+    expect(() => correlationLogProcessor({ names: {} } as never)).toThrow(
+      expect.objectContaining({ code: 'ERR_AMBIENT_OPENTELEMETRY_INVALID_OPTION' }),
+    );
+  });
+});
