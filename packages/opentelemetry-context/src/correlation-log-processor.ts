@@ -5,6 +5,7 @@ import { errors } from './errors.js';
 /** The part of an OpenTelemetry SDK log record (`@opentelemetry/sdk-logs` 0.2x and 3.x) the processor writes. */
 export interface WritableLogRecord {
   readonly attributes: Readonly<Record<string, unknown>>;
+  readonly instrumentationScope?: { readonly name: string };
   setAttribute(key: string, value?: never): unknown;
 }
 
@@ -26,13 +27,21 @@ export interface CorrelationLogProcessorOptions {
 const processorOptions: OptionShape<CorrelationLogProcessorOptions> = { fields: rules.object };
 
 /**
+ * winston's bridge: it sends a line when winston gets to it, which is after the log call whenever a transport
+ * falls behind, in whatever context that is (open-telemetry/opentelemetry-js-contrib#2010). Its records carry the
+ * ids of the log call as attributes where the logger's format has correlationFormat(); the emit context's ids
+ * could belong to another request.
+ */
+const sentLate = new Set(['@opentelemetry/winston-transport']);
+
+/**
  * A log record processor that stamps the request's or job's ids on every record as attributes, whichever bridge
- * emitted it (`@opentelemetry/winston-transport`, the pino and bunyan instrumentations, `api-logs` itself): logs
- * that reach a Collector join by request and by correlation chain, not only by trace. An attribute the record
- * already has is kept (a winston line's own, written by correlationFormat() at the log call). List it before the
- * processors that export, which see the record after it.
+ * emitted it during the log call (the pino and bunyan instrumentations, `api-logs` itself): logs that reach a
+ * Collector join by request and by correlation chain, not only by trace. An attribute the record already has is
+ * kept. winston's records are left to correlationFormat(), which takes the ids at the log call. List it before
+ * the processors that export, which see the record after it.
  *
- *     new LoggerProvider({ processors: [correlationLogProcessor(), new BatchLogRecordProcessor(exporter)] });
+ *     new LoggerProvider({ processors: [correlationLogProcessor(), new BatchLogRecordProcessor({ exporter })] });
  */
 export function correlationLogProcessor(options: CorrelationLogProcessorOptions = {}): CorrelationLogProcessor {
   const where = 'correlationLogProcessor(options)';
@@ -41,6 +50,8 @@ export function correlationLogProcessor(options: CorrelationLogProcessorOptions 
   return {
     onEmit(logRecord) {
       // The SDK calls onEmit during Logger#emit, on the emitting caller's stack.
+      const scope = logRecord.instrumentationScope;
+      if (scope !== undefined && sentLate.has(scope.name)) return;
       const fields = correlationFields(names);
       if (fields === undefined) return;
       const present = logRecord.attributes;

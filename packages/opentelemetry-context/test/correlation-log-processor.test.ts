@@ -18,7 +18,11 @@ function provider(first: LogRecordProcessor) {
     await loggers.forceFlush();
     return exporter.getFinishedLogRecords().map((record) => record.attributes);
   };
-  return { logger: loggers.getLogger('test'), attributes };
+  return {
+    logger: loggers.getLogger('test'),
+    winstonBridge: loggers.getLogger('@opentelemetry/winston-transport'),
+    attributes,
+  };
 }
 
 describe('correlationLogProcessor', () => {
@@ -37,6 +41,15 @@ describe('correlationLogProcessor', () => {
     expect(job).toMatchObject({ causationId: 'req-1', correlationId: 'chain-1', job: { name: 'mail', id: 'job-7' } });
     expect(job!['requestId']).toEqual(expect.any(String));
     expect(job!['requestId']).not.toBe('req-1');
+  });
+
+  it("leaves winston's records to correlationFormat(): winston may send a line after its log call", async () => {
+    const { winstonBridge, attributes } = provider(correlationLogProcessor());
+    requestContext.run({ requestId: 'req-late' }, () => {
+      winstonBridge.emit({ body: 'logged outside, sent late', attributes: {} });
+      winstonBridge.emit({ body: 'logged in req-1', attributes: { requestId: 'req-1' } });
+    });
+    expect(await attributes()).toEqual([{}, { requestId: 'req-1' }]);
   });
 
   it('writes the trace fields too, or other names, when asked', async () => {

@@ -3,12 +3,10 @@
 // apart in tools/opentelemetry-sdk3 because the 2.x packages need api < 1.10. attach() (api 1.10) is checked
 // with the same cases on OpenTelemetry's own 3.x manager (the 3.x SimpleSpanProcessor takes an options object), the control for the cases themselves.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { attachCases } from './attach-cases.mjs';
+import { requireSdk3, sdk3Skip } from './sdk3.mjs';
 
 const require = createRequire(import.meta.url);
 const { AmbientContextManager } = require('@ambient/opentelemetry-context');
@@ -30,29 +28,6 @@ async function runCases(t, api, create) {
 test('attach() on AmbientContextManager with the workspace api', async (t) => {
   await runCases(t, require('@opentelemetry/api'), () => new AmbientContextManager());
 });
-
-const sdk3Dir = fileURLToPath(new URL('../../../../tools/opentelemetry-sdk3/', import.meta.url));
-const [major, minor] = process.versions.node.split('.').map(Number);
-// Skipped on Node below 22.15 (Node 20 here): the 3.x SDK's engines field refuses it, and its packages use APIs
-// Node 20 lacks. The Node matrix (22, 24, 26) runs these two tests on every CI run.
-const sdk3Runs = major > 22 || (major === 22 && minor >= 15);
-const sdk3Skip = sdk3Runs
-  ? false
-  : `OpenTelemetry's 3.x SDK needs Node >= 22.15 and this is ${process.version}: its cases run on the Node matrix`;
-if (sdk3Skip) console.warn(`\n  SKIPPED: ${sdk3Skip}\n`);
-
-function requireSdk3() {
-  if (!existsSync(`${sdk3Dir}node_modules/@opentelemetry/sdk-trace`)) {
-    const install = spawnSync('npm', ['ci', '--prefix', sdk3Dir, '--no-audit', '--no-fund'], { stdio: 'inherit' });
-    assert.equal(install.status, 0, 'npm ci in tools/opentelemetry-sdk3 failed');
-  }
-  const sdk3Require = createRequire(sdk3Dir);
-  return {
-    api: sdk3Require('@opentelemetry/api'),
-    sdk: sdk3Require('@opentelemetry/sdk-trace'),
-    hooks: sdk3Require('@opentelemetry/context-async-hooks'),
-  };
-}
 
 // Skipped only on Node below 22.15 (sdk3Skip above says why); the Node matrix runs it on every CI run.
 test('SDK 3.x: attach() cases on the control and on AmbientContextManager', { skip: sdk3Skip }, async (t) => {
