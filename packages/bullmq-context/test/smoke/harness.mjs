@@ -18,9 +18,17 @@ export const connection = { host: '127.0.0.1', port: 6379, maxRetriesPerRequest:
 export async function startWorker(queue, { otel = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'ambient-bullmq-'));
   const logFile = join(dir, 'worker.log');
+  const winstonFile = join(dir, 'worker-winston.log');
   const spanFile = join(dir, 'spans.json');
   const child = fork(new URL('./fixtures/worker.mjs', import.meta.url), {
-    env: { ...process.env, QUEUE: queue, LOG_FILE: logFile, SPAN_FILE: spanFile, OTEL: otel || 'none' },
+    env: {
+      ...process.env,
+      QUEUE: queue,
+      LOG_FILE: logFile,
+      WINSTON_FILE: winstonFile,
+      SPAN_FILE: spanFile,
+      OTEL: otel || 'none',
+    },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const completed = [];
@@ -46,13 +54,14 @@ export async function startWorker(queue, { otel = false } = {}) {
       await once(child, 'exit');
       return {
         lines: readLines(logFile),
+        winstonLines: readLines(winstonFile),
         spans: otel ? JSON.parse(readFileSync(spanFile, 'utf8')) : [],
       };
     },
   };
 }
 
-/** Parses a file of pino lines. */
+/** Parses a file of JSON lines (pino's, winston's). */
 function readLines(file) {
   return readFileSync(file, 'utf8')
     .split('\n')

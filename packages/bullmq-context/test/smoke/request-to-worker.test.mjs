@@ -26,6 +26,7 @@ test('request -> job -> job across processes, ids only', { skip, timeout: 120_00
   const worker = await startWorker(name);
   const producer = await startProducer({ queue, flows });
   let lines;
+  let winstonLines;
   let producerLines;
   try {
     // 200 concurrent requests, half of them in a chain that already has a correlation id, all with a trace.
@@ -61,7 +62,7 @@ test('request -> job -> job across processes, ids only', { skip, timeout: 120_00
     // 200 + retried + chained and its follow-up + parent and two children + two ticks + outside
     await worker.completions(200 + 1 + 2 + 3 + 2 + 1);
     await queue.removeJobScheduler(scheduleId);
-    ({ lines } = await worker.stop());
+    ({ lines, winstonLines } = await worker.stop());
     producerLines = producer.lines();
     assert.deepEqual(worker.problems, []);
 
@@ -88,6 +89,20 @@ test('request -> job -> job across processes, ids only', { skip, timeout: 120_00
       );
       assert.equal(mismatched.length, 0, 'no job ran with another request');
       assert.equal(new Set(processing.map((line) => line.requestId)).size, processing.length, 'one id per run');
+    });
+
+    await t.test("a run's winston lines: the request's x-request-id as causationId, the run's own id", () => {
+      for (const [i, request] of requests.entries()) {
+        const [run] = byCausation(request.requestId);
+        const written = winstonLines.filter(
+          (line) => line.message === 'processing' && line.causationId === request.requestId,
+        );
+        assert.equal(written.length, 1, `request ${i}'s run wrote one winston line`);
+        assert.equal(written[0].expected.requestId, request.requestId);
+        assert.equal(written[0].requestId, run.requestId);
+        assert.equal(written[0].correlationId, run.correlationId);
+        assert.deepEqual(written[0].job, run.job);
+      }
     });
 
     await t.test('after an await, a run still has its own id', () => {
