@@ -12,3 +12,5 @@ export {
   type OtelTracer,
   type RegisteredOpenTelemetry,
 } from './opentelemetry-globals.js';
+/** @internal */
+export { baggageMembers } from './baggage.js';

@@ -16,6 +16,11 @@ export interface PropagationOptions {
    * (always `x-request-id` for outgoingPropagation).
    */
   requestIdHeader?: string;
+  /**
+   * Also send the chain's ids as W3C `baggage` members `correlationId` and `causationId` (default `false`), for
+   * hops that forward baggage and drop other headers. Not added where the request already has a `baggage` header.
+   */
+  baggage?: boolean;
 }
 
 /** The HTTP rules every Ambient adapter shares. */
@@ -35,6 +40,12 @@ export interface RequestContextOptions {
    * id a whole chain of requests and jobs shares. Outgoing propagation and job carriers send it on.
    */
   correlationId?: boolean;
+  /**
+   * Read W3C `baggage` members `correlationId` and `causationId` by the rules of `validateRequestId` (default
+   * `false`): the correlation id where no valid `x-correlation-id` came, and the causation id (the calling
+   * request). A header that breaks W3C Baggage's rules or limits is ignored as a whole.
+   */
+  baggage?: boolean;
   /** Opt-in outgoing propagation to an allow-list of origins. */
   propagation?: PropagationOptions;
 }
@@ -57,12 +68,14 @@ export interface RequestPolicy {
   readonly echoHeader: string | undefined;
   readonly traceContext: boolean;
   readonly correlation: boolean;
+  readonly baggage: boolean;
   readonly propagation: OutgoingPolicy | undefined;
 }
 
 export interface OutgoingPolicy {
   readonly isAllowed: (origin: string) => boolean;
   readonly requestIdHeader: string;
+  readonly baggage: boolean;
 }
 
 const defaultHeader = 'x-request-id';
@@ -85,6 +98,7 @@ const sharedOptions: OptionShape<RequestContextOptions> = {
   ),
   traceContext: rules.boolean,
   correlationId: rules.boolean,
+  baggage: rules.boolean,
   propagation: rule(
     'an object { allowedOrigins }',
     (value): value is PropagationOptions => typeof value === 'object' && value !== null,
@@ -97,6 +111,7 @@ const propagationOptions: OptionShape<PropagationOptions> = {
     (value): value is PropagationOptions['allowedOrigins'] => Array.isArray(value) || typeof value === 'function',
   ),
   requestIdHeader: headerName,
+  baggage: rules.boolean,
 };
 
 /**
@@ -122,6 +137,7 @@ export function createRequestPolicy(
     echoHeader: echo === false ? undefined : echo === true ? (incomingHeader ?? defaultHeader) : echo.toLowerCase(),
     traceContext: given.traceContext ?? true,
     correlation: given.correlationId ?? true,
+    baggage: given.baggage ?? false,
     propagation:
       given.propagation === undefined
         ? undefined
@@ -149,13 +165,17 @@ function createOutgoingPolicy(
   fallbackHeader: string,
   path: string | undefined,
 ): OutgoingPolicy {
-  const { allowedOrigins, requestIdHeader = fallbackHeader } = readOptions(options, propagationOptions, {
+  const {
+    allowedOrigins,
+    requestIdHeader = fallbackHeader,
+    baggage = false,
+  } = readOptions(options, propagationOptions, {
     where,
     errors,
     ...(path === undefined ? {} : { path }),
   });
   if (typeof allowedOrigins === 'function') {
-    return { isAllowed: allowedOrigins, requestIdHeader: requestIdHeader.toLowerCase() };
+    return { isAllowed: allowedOrigins, requestIdHeader: requestIdHeader.toLowerCase(), baggage };
   }
   const option = path === undefined ? 'allowedOrigins' : `${path}.allowedOrigins`;
   if (allowedOrigins === undefined) {
@@ -165,7 +185,7 @@ function createOutgoingPolicy(
   for (const entry of allowedOrigins as ReadonlyArray<unknown>) {
     origins.add(originOf(entry, where, option));
   }
-  return { isAllowed: (origin) => origins.has(origin), requestIdHeader: requestIdHeader.toLowerCase() };
+  return { isAllowed: (origin) => origins.has(origin), requestIdHeader: requestIdHeader.toLowerCase(), baggage };
 }
 
 function originOf(entry: unknown, where: string, option: string): string {

@@ -6,6 +6,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { Duplex } from 'node:stream';
 import { requestContext, Variable } from '@ambient/core';
 import { carrierKeys, contextCarrier } from '@ambient/correlation';
+import { baggageMembers } from '@ambient/correlation/internal';
 import { createProcessOutgoingPolicy, type OutgoingPolicy, type PropagationOptions } from './options.js';
 
 /** The propagation policy of the server whose request is being handled, if it opted in. */
@@ -52,8 +53,16 @@ function headersFor(origin: string): Array<[string, string]> | undefined {
   const policy = outgoingPolicy.get() ?? processPolicy;
   if (policy === undefined || !requestContext.active || !policy.isAllowed(origin)) return undefined;
   const headers: Array<[string, string]> = [];
-  for (const [name, value] of Object.entries(contextCarrier())) {
+  const carrier = contextCarrier();
+  for (const [name, value] of Object.entries(carrier)) {
     headers.push([name === carrierKeys.requestId ? policy.requestIdHeader : name, value]);
+  }
+  if (policy.baggage && carrier[carrierKeys.requestId] !== undefined) {
+    const members = baggageMembers({
+      correlationId: carrier[carrierKeys.correlationId],
+      causationId: carrier[carrierKeys.requestId],
+    });
+    headers.push(['baggage', members]);
   }
   return headers;
 }

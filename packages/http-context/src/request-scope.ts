@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bindEmitter, requestContext, type RequestStore } from '@ambient/core';
 import { diagnosticsProbe, type DiagnosticsProbe } from '@ambient/core/internal';
-import { carrierKeys, isValidTraceState, parseTraceParent } from '@ambient/correlation';
+import { carrierKeys, isValidTraceState, parseTraceParent, readBaggage } from '@ambient/correlation';
 import type { RequestPolicy } from './options.js';
 import { runWithOutgoingPolicy } from './propagation.js';
 
@@ -11,7 +11,7 @@ import { runWithOutgoingPolicy } from './propagation.js';
  * than the scope (fastify calls `genReqId` before any hook).
  */
 export function requestIdFor(rawHeaders: readonly string[], policy: RequestPolicy): string {
-  return validOrNew(readIncoming(rawHeaders, policy.incomingHeader, false, false).requestId, policy);
+  return validOrNew(readIncoming(rawHeaders, policy.incomingHeader, false, false, false).requestId, policy);
 }
 
 function validOrNew(incoming: string | undefined, policy: RequestPolicy): string {
@@ -29,10 +29,18 @@ function requestValues(req: IncomingMessage, policy: RequestPolicy, requestId?: 
     requestId === undefined ? policy.incomingHeader : undefined,
     policy.correlation,
     policy.traceContext,
+    policy.baggage,
   );
   const values: RequestStore = { requestId: requestId ?? validOrNew(incoming.requestId, policy) };
   if (incoming.correlationId !== undefined && policy.validate(incoming.correlationId)) {
     values.correlationId = incoming.correlationId;
+  }
+  if (incoming.baggage !== undefined) {
+    const carried = readBaggage(incoming.baggage, policy.validate);
+    if (values.correlationId === undefined && policy.correlation && carried.correlationId !== undefined) {
+      values.correlationId = carried.correlationId;
+    }
+    if (carried.causationId !== undefined) values.causationId = carried.causationId;
   }
   if (incoming.traceparent !== undefined) {
     const parsed = parseTraceParent(incoming.traceparent);
@@ -53,6 +61,7 @@ interface IncomingIds {
   readonly correlationId: string | undefined;
   readonly traceparent: string | undefined;
   readonly tracestate: string | undefined;
+  readonly baggage: string | undefined;
 }
 
 const noIncomingIds: IncomingIds = {
@@ -60,6 +69,7 @@ const noIncomingIds: IncomingIds = {
   correlationId: undefined,
   traceparent: undefined,
   tracestate: undefined,
+  baggage: undefined,
 };
 
 const correlationHeader = carrierKeys.correlationId;
@@ -75,8 +85,9 @@ function readIncoming(
   idHeader: string | undefined,
   wantCorrelation: boolean,
   wantTrace: boolean,
+  wantBaggage: boolean,
 ): IncomingIds {
-  if (idHeader === undefined && !wantCorrelation && !wantTrace) return noIncomingIds;
+  if (idHeader === undefined && !wantCorrelation && !wantTrace && !wantBaggage) return noIncomingIds;
   let requestId: string | undefined;
   let idCount = 0;
   let correlationId: string | undefined;
@@ -85,6 +96,8 @@ function readIncoming(
   let traceCount = 0;
   let tracestate: string | undefined;
   let stateCount = 0;
+  let baggage: string | undefined;
+  let baggageCount = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!;
     const length = name.length;
@@ -100,15 +113,20 @@ function readIncoming(
     } else if (wantTrace && length === 10 && isHeader(name, 'tracestate')) {
       tracestate = rawHeaders[i + 1];
       stateCount++;
+    } else if (wantBaggage && length === 7 && isHeader(name, 'baggage')) {
+      baggage = rawHeaders[i + 1];
+      baggageCount++;
     }
   }
   // Most requests bring none of them: no object for those.
-  if (idCount + correlationCount + traceCount + stateCount === 0) return noIncomingIds;
+  if (idCount + correlationCount + traceCount + stateCount + baggageCount === 0) return noIncomingIds;
   return {
     requestId: idCount === 1 ? requestId : undefined,
     correlationId: correlationCount === 1 ? correlationId : undefined,
     traceparent: traceCount === 1 ? traceparent : undefined,
     tracestate: stateCount === 1 ? tracestate : undefined,
+    // W3C Baggage allows a header sent more than once (to be joined); Ambient's members then count as absent.
+    baggage: baggageCount === 1 ? baggage : undefined,
   };
 }
 
