@@ -109,6 +109,40 @@ export function lineFields(
   return line === undefined ? undefined : fieldsOf(names, line.scope, line.trace);
 }
 
+/**
+ * Writes a line context's correlation values into `target` (a log line being formatted), each under its name
+ * where `target` has no value of its own: the fields lineFields gives, without the object in between.
+ */
+export function addLineFields(target: Record<string, unknown>, names: ResolvedFieldNames, line: LineContext): void {
+  const { scope, trace } = line;
+  const requestId = scope.requestId;
+  const traceId = trace === undefined ? scope.traceId : trace.traceId;
+  if (requestId === undefined && traceId === undefined) return;
+  const spanId = trace === undefined ? scope.spanId : trace.spanId;
+  if (names === defaults) {
+    // The default names, written as names: a name that varies makes each access go through V8's slowest
+    // property path, which cost a winston line more than a tenth of its instructions.
+    const line: Partial<Record<keyof CorrelationFieldNames, unknown>> = target;
+    if (requestId !== undefined && line.requestId === undefined) line.requestId = requestId;
+    if (traceId !== undefined && line.traceId === undefined) line.traceId = traceId;
+    if (spanId !== undefined && line.spanId === undefined) line.spanId = spanId;
+    if (scope.causationId !== undefined && line.causationId === undefined) line.causationId = scope.causationId;
+    if (scope.correlationId !== undefined && line.correlationId === undefined) line.correlationId = scope.correlationId;
+    if (scope.job !== undefined && line.job === undefined) line.job = scope.job;
+    return;
+  }
+  addField(target, names.requestId, requestId);
+  addField(target, names.traceId, traceId);
+  addField(target, names.spanId, spanId);
+  addField(target, names.causationId, scope.causationId);
+  addField(target, names.correlationId, scope.correlationId);
+  addField(target, names.job, scope.job);
+}
+
+function addField(target: Record<string, unknown>, name: string | false, value: unknown): void {
+  if (name !== false && value !== undefined && target[name] === undefined) target[name] = value;
+}
+
 function fieldsOf(
   names: ResolvedFieldNames,
   scope: Partial<RequestStore>,

@@ -16,6 +16,7 @@ import {
 } from './captured-context.js';
 import { runFromRoot, scopeObject } from './context.js';
 import {
+  addLineFields,
   correlationFields,
   lineContext,
   lineFields,
@@ -79,6 +80,7 @@ export {
   setTraceSource,
   activeTrace,
   // the correlation values every logger binding writes
+  addLineFields,
   correlationFields,
   lineContext,
   lineFields,

@@ -1,5 +1,13 @@
 import type { CorrelationFieldNames } from '@ambient/core';
-import { correlationFields, readOptions, resolveFieldNames, rules, type OptionShape } from '@ambient/core/internal';
+import { requestContext, type RequestStore } from '@ambient/core';
+import {
+  activeTrace,
+  readOptions,
+  resolveFieldNames,
+  rules,
+  scopeObject,
+  type OptionShape,
+} from '@ambient/core/internal';
 import { errors } from './errors.js';
 
 /** The part of an OpenTelemetry SDK log record (`@opentelemetry/sdk-logs` 0.2x and 3.x) the processor writes. */
@@ -52,12 +60,20 @@ export function correlationLogProcessor(options: CorrelationLogProcessorOptions 
       // The SDK calls onEmit during Logger#emit, on the emitting caller's stack.
       const scope = logRecord.instrumentationScope;
       if (scope !== undefined && sentLate.has(scope.name)) return;
-      const fields = correlationFields(names);
-      if (fields === undefined) return;
-      const present = logRecord.attributes;
-      for (const name in fields) {
-        if (present[name] === undefined) logRecord.setAttribute(name, fields[name] as never);
-      }
+      const store: Partial<RequestStore> | undefined = scopeObject(requestContext);
+      if (store === undefined) return;
+      const trace = names.traceId === false && names.spanId === false ? undefined : activeTrace();
+      const stamp = (name: string | false, value: unknown) => {
+        if (name !== false && value !== undefined && logRecord.attributes[name] === undefined) {
+          logRecord.setAttribute(name, value as never);
+        }
+      };
+      stamp(names.requestId, store.requestId);
+      stamp(names.correlationId, store.correlationId);
+      stamp(names.causationId, store.causationId);
+      stamp(names.job, store.job);
+      stamp(names.traceId, trace === undefined ? store.traceId : trace.traceId);
+      stamp(names.spanId, trace === undefined ? store.spanId : trace.spanId);
     },
     forceFlush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),

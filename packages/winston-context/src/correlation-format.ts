@@ -1,7 +1,7 @@
 import type { CorrelationFieldNames } from '@ambient/core';
 import {
+  addLineFields,
   correlationFields,
-  lineFields,
   readOptions,
   resolveFieldNames,
   rules,
@@ -9,7 +9,7 @@ import {
 } from '@ambient/core/internal';
 import type { Logform } from 'winston';
 import { errors, warnings } from './errors.js';
-import { lineContexts } from './line-contexts.js';
+import { lineContextOf, lineContexts } from './line-contexts.js';
 
 export interface CorrelationFormatOptions {
   /** Field names in the log line; `false` leaves a field out. */
@@ -30,20 +30,16 @@ const formatOptions: OptionShape<CorrelationFormatOptions> = { fields: rules.obj
 export function correlationFormat(options: CorrelationFormatOptions = {}): Logform.Format {
   const where = 'correlationFormat(options)';
   const names = resolveFieldNames(readOptions(options, formatOptions, { where, errors }).fields, where, errors);
-  const { byInfo } = lineContexts;
   return {
     transform(info) {
-      let fields: Record<string, unknown> | undefined;
-      if (byInfo.has(info)) fields = lineFields(names, byInfo.get(info));
-      else {
-        // Read here, which is the log call only while no transport has fallen behind: say so once.
+      const line = lineContextOf(info);
+      if (line === undefined) {
+        // Not taken at the log call: read here, which is the call only while no transport has fallen behind.
         if (lineContexts.guards === 0) warnings.notGuarded();
         else warnings.notLoggerFormat();
-        fields = correlationFields(names);
-      }
-      if (fields !== undefined) {
-        for (const name in fields) if (info[name] === undefined) info[name] = fields[name];
-      }
+        const fields = correlationFields(names);
+        if (fields !== undefined) for (const name in fields) if (info[name] === undefined) info[name] = fields[name];
+      } else if (line !== null) addLineFields(info, names, line);
       return info;
     },
   };

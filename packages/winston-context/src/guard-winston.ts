@@ -1,6 +1,6 @@
 import { lineContext, readOptions, rule, type OptionShape } from '@ambient/core/internal';
 import { errors } from './errors.js';
-import { lineContexts } from './line-contexts.js';
+import { keepLineContext, lineContexts } from './line-contexts.js';
 
 export interface GuardWinstonOptions {
   /** The `winston` module (`import winston from 'winston'`): its `Logger` class is the one your loggers are made by. */
@@ -51,9 +51,8 @@ export function guardWinston(options: GuardWinstonOptions): WinstonGuard {
   // Defined on Logger.prototype itself: the `write` it inherits belongs to the stream classes, shared with every
   // other stream of the process.
   const inherited = prototype.write;
-  const { byInfo } = lineContexts;
   function write(this: unknown, info: unknown): unknown {
-    if (typeof info === 'object' && info !== null) byInfo.set(info, lineContext());
+    if (typeof info === 'object' && info !== null) keepLineContext(info, lineContext());
     // eslint-disable-next-line prefer-rest-params -- the stream's write(chunk, encoding, callback), as called
     return Reflect.apply(inherited, this, arguments);
   }

@@ -1,11 +1,28 @@
 import { sharedState, type LineContext } from '@ambient/core/internal';
 
 /**
- * The context each line was logged in, by its info object, from the log call (guardWinston) to the formats
- * (correlationFormat), which winston may run later; one table for every copy of this package (the ESM and CJS
- * builds), so a guard installed by one is read by the other. `undefined`: logged outside any scope.
+ * Where a line keeps the context it was logged in, from the log call (guardWinston) to the formats
+ * (correlationFormat), which winston may run later: a non-enumerable property of the line's info object, which no
+ * format or transport writes out (a WeakMap by line cost five times as much a line: every line a new key). One key
+ * and one count of guards for every copy of this package (the ESM and CJS builds), so a guard installed by one is
+ * read by the other.
  */
-export const lineContexts = sharedState<{ byInfo: WeakMap<object, LineContext | undefined>; guards: number }>(
-  '@ambient/winston-context.lines',
-  () => ({ byInfo: new WeakMap(), guards: 0 }),
-);
+export const lineContexts = sharedState<{ key: symbol; guards: number }>('@ambient/winston-context.lines', () => ({
+  key: Symbol('@ambient/winston-context.line'),
+  guards: 0,
+}));
+
+/** The context `info` was logged in: `null` outside any scope, `undefined` where no guard took it. */
+export function lineContextOf(info: object): LineContext | null | undefined {
+  return (info as Record<symbol, LineContext | null | undefined>)[lineContexts.key];
+}
+
+// One descriptor for every line, its value set for each: defining the property is most of what the guard costs.
+const kept: PropertyDescriptor = { value: null, configurable: true };
+
+/** Takes the context here for `info`. */
+export function keepLineContext(info: object, line: LineContext | undefined): void {
+  kept.value = line ?? null;
+  Object.defineProperty(info, lineContexts.key, kept);
+  kept.value = null;
+}
