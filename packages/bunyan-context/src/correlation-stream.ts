@@ -11,13 +11,18 @@ import {
 } from '@ambient/core/internal';
 import { errors } from './errors.js';
 
+/** A bunyan level: a name or a number. */
+export type BunyanLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | number;
+
+const levelNames: readonly unknown[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
+
 /** A bunyan stream entry, as `createLogger({ streams: [...] })` takes it, writing to a stream you made. */
 export interface BunyanStreamEntry {
   /** Where the lines go: a writable (`process.stdout`, `fs.createWriteStream(path, { flags: 'a' })`, a rotating file). */
   stream: { write(chunk: never): unknown };
   /** `'stream'` (default): the stream gets JSON lines; `'raw'`: it gets the record objects. */
   type?: 'stream' | 'raw';
-  level?: string | number;
+  level?: BunyanLevel;
   name?: string;
 }
 
@@ -30,7 +35,7 @@ export interface CorrelationStreamOptions {
 export interface CorrelationStreamEntry {
   readonly type: 'raw';
   readonly stream: NodeJS.WritableStream;
-  readonly level?: string | number;
+  readonly level?: BunyanLevel;
   readonly name?: string;
 }
 
@@ -46,8 +51,8 @@ const entryShape: OptionShape<BunyanStreamEntry> = {
     (value): value is 'stream' | 'raw' => value === 'stream' || value === 'raw',
   ),
   level: rule(
-    'a bunyan level name or number',
-    (value): value is string | number => typeof value === 'string' || typeof value === 'number',
+    "a bunyan level: 'trace', 'debug', 'info', 'warn', 'error', 'fatal' or a number",
+    (value): value is BunyanLevel => typeof value === 'number' || levelNames.includes(value),
   ),
   name: rules.string,
 };

@@ -1,5 +1,6 @@
 export {
   correlationStream,
+  type BunyanLevel,
   type BunyanStreamEntry,
   type CorrelationStreamEntry,
   type CorrelationStreamOptions,

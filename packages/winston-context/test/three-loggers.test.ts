@@ -120,7 +120,8 @@ describeWithServices(['postgres'], 'winston, bunyan and pino under 1,000 concurr
         const wrong = lines.filter(
           (line) =>
             line['depth'] !== 'outside' &&
-            (line['requestId'] !== `request-${String(line['id'])}` || line['correlationId'] !== `chain-${String(line['id'])}`),
+            (line['requestId'] !== `request-${String(line['id'])}` ||
+              line['correlationId'] !== `chain-${String(line['id'])}`),
         );
         expect([name, wrong]).toEqual([name, []]);
       }

@@ -1,8 +1,9 @@
+import type { LogRecordProcessor } from '@opentelemetry/sdk-logs';
 import { ROOT_CONTEXT, context, type ContextManager } from '@opentelemetry/api';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { EventEmitter } from 'node:events';
 import { expect, test } from 'tstyche';
-import { AmbientContextManager } from '@ambient/opentelemetry-context';
+import { AmbientContextManager, correlationLogProcessor } from '@ambient/opentelemetry-context';
 
 test('AmbientContextManager is a ContextManager the SDK and the API accept', () => {
   expect(new AmbientContextManager()).type.toBeAssignableTo<ContextManager>();
@@ -17,4 +18,10 @@ test('with() and bind() keep the types of what they are given', () => {
   expect(manager.bind(ROOT_CONTEXT, (n: number) => n * 2)).type.toBe<(n: number) => number>();
   expect(manager.bind(ROOT_CONTEXT, new EventEmitter())).type.toBe<EventEmitter>();
   expect(manager.enable()).type.toBe<AmbientContextManager>();
+});
+
+test("correlationLogProcessor() is a processor of the SDK's LoggerProvider", () => {
+  expect<LogRecordProcessor>().type.toBeAssignableFrom(correlationLogProcessor());
+  expect(correlationLogProcessor).type.toBeCallableWith({ fields: { traceId: 'trace.id', job: false } });
+  expect(correlationLogProcessor).type.not.toBeCallableWith({ fields: { requestId: 1 } });
 });
