@@ -66,6 +66,8 @@ module.exports = {
     './packages/koa-context/src/': { lines: 100, statements: 100, functions: 100, branches: 100 },
     './packages/fastify-context/src/': { lines: 100, statements: 100, functions: 100, branches: 100 },
     './packages/pino-context/src/': { lines: 99, statements: 99, functions: 100, branches: 96 },
+    './packages/winston-context/src/': { lines: 99, statements: 99, functions: 100, branches: 95 },
+    './packages/bunyan-context/src/': { lines: 99, statements: 99, functions: 100, branches: 95 },
     './packages/opentelemetry-context/src/': { lines: 99, statements: 99, functions: 100, branches: 91 },
     './packages/bullmq-context/src/': { lines: 99, statements: 99, functions: 96, branches: 89 },
     './packages/amqp-context/src/': { lines: 100, statements: 100, functions: 100, branches: 95 },

@@ -1,5 +1,6 @@
 import { requestContext } from '@ambient/core';
 import { contextCarrier, runJob } from '@ambient/correlation';
+import { setTraceSource } from '@ambient/core/internal';
 import { correlationLogProcessor } from '@ambient/opentelemetry-context';
 import {
   InMemoryLogRecordExporter,
@@ -57,6 +58,20 @@ describe('correlationLogProcessor', () => {
     const { logger, attributes } = provider(processor);
     requestContext.run({ requestId: 'req-2', ...trace }, () => logger.emit({ body: 'renamed' }));
     expect(await attributes()).toEqual([{ 'request.id': 'req-2', traceId: trace.traceId }]);
+  });
+
+  it("writes the active span's trace over the scope's, where a tracer reports one", async () => {
+    const span = { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) };
+    setTraceSource(() => span);
+    try {
+      const { logger, attributes } = provider(
+        correlationLogProcessor({ fields: { traceId: 'traceId', spanId: 'spanId' } }),
+      );
+      requestContext.run({ requestId: 'req-3', ...trace }, () => logger.emit({ body: 'in a span' }));
+      expect(await attributes()).toEqual([{ requestId: 'req-3', ...span }]);
+    } finally {
+      setTraceSource(undefined);
+    }
   });
 
   it('is a processor the SDK can flush and shut down', async () => {
