@@ -8,7 +8,8 @@ import {
   type ContextManager,
   type SpanContext,
 } from '@opentelemetry/api';
-import { Variable, requestContext } from '@ambient/core';
+import { Variable, requestContext, type RequestStore } from '@ambient/core';
+import { uuidv7, type BaggageIds } from '@ambient/correlation';
 import {
   attachValue,
   captureWith,
@@ -17,9 +18,12 @@ import {
   setTraceSource,
   type ActiveTrace,
   type AttachedValue,
+  runFromRoot,
+  scopeObject,
   type CapturedContext,
 } from '@ambient/core/internal';
 import { bindEmitterToContext } from './bind-emitter.js';
+import { carriedIdsKey } from './correlation-propagator.js';
 import { ManagerSlot, otherManagerSlots } from './manager-slots.js';
 
 type AnyFunction = (...args: never[]) => unknown;
@@ -55,6 +59,12 @@ export class AmbientContextManager implements ContextManager {
     ...args: A
   ): ReturnType<F> {
     const callback = thisArg == null ? fn : (fn.bind(thisArg) as F);
+    // OpenTelemetry's own managers take any value as a context (their tests pass plain objects): so does this one.
+    const carried = (context as Partial<Context> | null | undefined)?.getValue?.(carriedIdsKey) as
+      BaggageIds | undefined;
+    if (carried !== undefined && !inMessageScope(carried)) {
+      return runInMessageScope(carried, () => this.#slot.variable.run(context, callback, ...args));
+    }
     return this.#slot.variable.run(context, callback, ...args);
   }
 
@@ -162,4 +172,36 @@ function activeSpanContext(context: Context | undefined): SpanContext | undefine
   return spanContext !== undefined && spanContext.traceId !== INVALID_TRACEID && spanContext.spanId !== INVALID_SPANID
     ? spanContext
     : undefined;
+}
+
+/**
+ * The scope each message's carried ids opened, by the (frozen, per-extract) ids object: an instrumentation enters
+ * the message's context again and again while the handler runs (every span it makes active derives from it), and
+ * only the first, outermost entry opens the message's scope.
+ */
+const messageScopes = new WeakMap<BaggageIds, Partial<RequestStore>>();
+
+function inMessageScope(carried: BaggageIds): boolean {
+  const opened = messageScopes.get(carried);
+  return opened !== undefined && opened === scopeObject(requestContext);
+}
+
+/**
+ * `fn` in the scope of a message that came with Ambient's ids in its baggage (correlationPropagator), as a job
+ * run is opened: from the root, a fresh request id, the sender as causation, its chain's correlation id.
+ */
+function runInMessageScope<R>(carried: BaggageIds, fn: () => R): R {
+  return runFromRoot(
+    requestContext,
+    (values: Partial<RequestStore>) => {
+      values.requestId = uuidv7();
+      if (carried.causationId !== undefined) values.causationId = carried.causationId;
+      const correlationId = carried.correlationId ?? carried.causationId;
+      if (correlationId !== undefined) values.correlationId = correlationId;
+    },
+    () => {
+      messageScopes.set(carried, scopeObject(requestContext)!);
+      return fn();
+    },
+  );
 }

@@ -4,12 +4,16 @@ import { defineErrors, usageErrorTemplates, type CodesOf } from '@ambient/core/i
 declare module '@ambient/core' {
   interface AmbientErrorCodes {
     ERR_AMBIENT_OPENTELEMETRY_INVALID_OPTION: true;
+    ERR_AMBIENT_OPENTELEMETRY_INVALID_ARGUMENT: true;
   }
 }
 
 /** Every error @ambient/opentelemetry-context throws. Match on `error.code`, never on the message. */
 export const errors = defineErrors({
-  ...usageErrorTemplates({ option: 'ERR_AMBIENT_OPENTELEMETRY_INVALID_OPTION' }),
+  ...usageErrorTemplates({
+    argument: 'ERR_AMBIENT_OPENTELEMETRY_INVALID_ARGUMENT',
+    option: 'ERR_AMBIENT_OPENTELEMETRY_INVALID_OPTION',
+  }),
 });
 
 export type OpenTelemetryContextErrorCode = CodesOf<typeof errors>;

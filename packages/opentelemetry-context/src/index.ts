@@ -5,4 +5,5 @@ export {
   type CorrelationLogProcessorOptions,
   type WritableLogRecord,
 } from './correlation-log-processor.js';
+export { correlationPropagator } from './correlation-propagator.js';
 export type { OpenTelemetryContextError, OpenTelemetryContextErrorCode } from './errors.js';
