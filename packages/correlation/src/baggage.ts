@@ -1,6 +1,7 @@
 // W3C Baggage (https://www.w3.org/TR/baggage/) as a second way for the chain's ids to travel: through hops that
 // forward `baggage` and drop headers they do not know (proxies, OpenTelemetry's propagators on transports
 // Ambient does not bind). Only two members are Ambient's; the rest of a header is left alone.
+import { safely } from './carrier.js';
 import { isValidRequestId } from './request-id.js';
 
 /** The baggage members Ambient writes and reads: the chain's id, and the id of the request that made the call. */
@@ -64,12 +65,4 @@ export function baggageMembers(ids: BaggageIds): string {
     members.push(`${baggageKeys.correlationId}=${encodeURIComponent(ids.correlationId)}`);
   if (ids.causationId !== undefined) members.push(`${baggageKeys.causationId}=${encodeURIComponent(ids.causationId)}`);
   return members.join(',');
-}
-
-function safely(validate: (id: string) => boolean, id: string): boolean {
-  try {
-    return validate(id) === true;
-  } catch {
-    return false;
-  }
 }

@@ -106,7 +106,7 @@ function textOf(value: unknown): string | undefined {
 }
 
 /** A user's validator that throws rejects the id rather than the job. */
-function safely(validate: (id: string) => boolean, id: string): boolean {
+export function safely(validate: (id: string) => boolean, id: string): boolean {
   try {
     return validate(id) === true;
   } catch {
