@@ -12,8 +12,6 @@ export interface WinstonGuard {
   dispose(): void;
 }
 
-const kGuardedWrite = Symbol('@ambient/winston-context.guarded-write');
-
 type Write = (this: unknown, ...args: unknown[]) => unknown;
 
 const optionShape: OptionShape<GuardWinstonOptions> = {
@@ -46,7 +44,7 @@ export function guardWinston(options: GuardWinstonOptions): WinstonGuard {
     throw errors.invalidOption(where, 'winston', 'the winston module (import winston from "winston")', undefined);
   }
   const prototype = winston.Logger.prototype as { write: Write };
-  if (kGuardedWrite in prototype.write) return { dispose: () => undefined };
+  if (lineContexts.guardedWrite in prototype.write) return { dispose: () => undefined };
 
   // Defined on Logger.prototype itself: the `write` it inherits belongs to the stream classes, shared with every
   // other stream of the process.
@@ -56,7 +54,7 @@ export function guardWinston(options: GuardWinstonOptions): WinstonGuard {
     // eslint-disable-next-line prefer-rest-params -- the stream's write(chunk, encoding, callback), as called
     return Reflect.apply(inherited, this, arguments);
   }
-  Object.defineProperty(write, kGuardedWrite, { value: true });
+  Object.defineProperty(write, lineContexts.guardedWrite, { value: true });
   Object.defineProperty(prototype, 'write', { value: write, writable: true, configurable: true });
   lineContexts.guards++;
   let disposed = false;
