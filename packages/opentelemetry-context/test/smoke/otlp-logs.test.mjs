@@ -141,7 +141,7 @@ test('SDK 2.x: winston-transport and api-logs records carry their request ids', 
   }
 });
 
-// Skipped only on Node below 22.15 (sdk3Skip says why); the Node matrix runs it on every CI run.
+// Skipped only on Node below 22.15 (sdk3.mjs's sdk3Skip says why); the Node matrix runs it on every CI run.
 test('SDK 3.x: api-logs records carry their request ids', { skip: sdk3Skip }, async () => {
   const { api: api3, sdkLogs, exporter } = requireSdk3();
   const receiver = await startOtlpReceiver();

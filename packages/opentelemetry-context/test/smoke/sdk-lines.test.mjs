@@ -29,7 +29,7 @@ test('attach() on AmbientContextManager with the workspace api', async (t) => {
   await runCases(t, require('@opentelemetry/api'), () => new AmbientContextManager());
 });
 
-// Skipped only on Node below 22.15 (sdk3Skip above says why); the Node matrix runs it on every CI run.
+// Skipped only on Node below 22.15 (sdk3.mjs's sdk3Skip says why); the Node matrix runs it on every CI run.
 test('SDK 3.x: attach() cases on the control and on AmbientContextManager', { skip: sdk3Skip }, async (t) => {
   const { api, hooks } = requireSdk3();
   assert.equal(typeof api.context.attach, 'function', '@opentelemetry/api 1.10 has context.attach');
@@ -39,7 +39,7 @@ test('SDK 3.x: attach() cases on the control and on AmbientContextManager', { sk
   await t.test('AmbientContextManager', (t) => runCases(t, api, () => new AmbientContextManager()));
 });
 
-// Skipped only on Node below 22.15 (sdk3Skip above says why); the Node matrix runs it on every CI run.
+// Skipped only on Node below 22.15 (sdk3.mjs's sdk3Skip says why); the Node matrix runs it on every CI run.
 test('SDK 3.x: spans, request context and context.attach() through the global API', { skip: sdk3Skip }, async () => {
   const { api, sdk } = requireSdk3();
   const exporter = new sdk.InMemorySpanExporter();
