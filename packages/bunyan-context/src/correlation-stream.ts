@@ -2,7 +2,8 @@ import { EOL } from 'node:os';
 import { Writable } from 'node:stream';
 import type { CorrelationFieldNames } from '@ambient/core';
 import {
-  correlationFields,
+  addLineFields,
+  lineContext,
   readOptions,
   resolveFieldNames,
   rule,
@@ -93,11 +94,11 @@ export function correlationStream(
     // so _write runs on the caller's stack, in its context.
     write(record: Record<string, unknown>, _encoding, callback) {
       // bunyan hands the same record to every raw stream: the fields go on a copy, each stream's own.
-      const fields = correlationFields(names);
+      const context = lineContext();
       let line = record;
-      if (fields !== undefined) {
+      if (context !== undefined) {
         line = { ...record };
-        for (const field in fields) if (line[field] === undefined) line[field] = fields[field];
+        addLineFields(line, names, context);
       }
       write(type === 'raw' ? line : stringify(line) + EOL);
       callback();

@@ -101,17 +101,9 @@ export function correlationFields(names: ResolvedFieldNames): Record<string, unk
   return fieldsOf(names, scope, activeTrace());
 }
 
-/** correlationFields, read from a line context taken at the log call (`undefined`: logged outside any scope). */
-export function lineFields(
-  names: ResolvedFieldNames,
-  line: LineContext | undefined,
-): Record<string, unknown> | undefined {
-  return line === undefined ? undefined : fieldsOf(names, line.scope, line.trace);
-}
-
 /**
  * Writes a line context's correlation values into `target` (a log line being formatted), each under its name
- * where `target` has no value of its own: the fields lineFields gives, without the object in between.
+ * where `target` has no value of its own: the fields correlationFields gives, without the object in between.
  */
 export function addLineFields(target: Record<string, unknown>, names: ResolvedFieldNames, line: LineContext): void {
   const { scope, trace } = line;

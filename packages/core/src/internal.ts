@@ -19,7 +19,6 @@ import {
   addLineFields,
   correlationFields,
   lineContext,
-  lineFields,
   resolveFieldNames,
   type LineContext,
   type ResolvedFieldNames,
@@ -83,7 +82,6 @@ export {
   addLineFields,
   correlationFields,
   lineContext,
-  lineFields,
   resolveFieldNames,
   // the process: diagnostics, copies, the implementation, state shared across copies
   diagnosticsProbe,

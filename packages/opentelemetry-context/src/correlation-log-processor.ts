@@ -40,7 +40,7 @@ const processorOptions: OptionShape<CorrelationLogProcessorOptions> = { fields: 
  * ids of the log call as attributes where the logger's format has correlationFormat(); the emit context's ids
  * could belong to another request.
  */
-const sentLate = new Set(['@opentelemetry/winston-transport']);
+const winstonBridge = '@opentelemetry/winston-transport';
 
 /**
  * A log record processor that stamps the request's or job's ids on every record as attributes, whichever bridge
@@ -59,7 +59,7 @@ export function correlationLogProcessor(options: CorrelationLogProcessorOptions 
     onEmit(logRecord) {
       // The SDK calls onEmit during Logger#emit, on the emitting caller's stack.
       const scope = logRecord.instrumentationScope;
-      if (scope !== undefined && sentLate.has(scope.name)) return;
+      if (scope?.name === winstonBridge) return;
       const store: Partial<RequestStore> | undefined = scopeObject(requestContext);
       if (store === undefined) return;
       const trace = names.traceId === false && names.spanId === false ? undefined : activeTrace();

@@ -1,7 +1,7 @@
 import type { CorrelationFieldNames } from '@ambient/core';
 import {
   addLineFields,
-  correlationFields,
+  lineContext,
   readOptions,
   resolveFieldNames,
   rules,
@@ -32,14 +32,14 @@ export function correlationFormat(options: CorrelationFormatOptions = {}): Logfo
   const names = resolveFieldNames(readOptions(options, formatOptions, { where, errors }).fields, where, errors);
   return {
     transform(info) {
-      const line = lineContextOf(info);
+      let line = lineContextOf(info);
       if (line === undefined) {
         // Not taken at the log call: read here, which is the call only while no transport has fallen behind.
         if (lineContexts.guards === 0) warnings.notGuarded();
         else warnings.notLoggerFormat();
-        const fields = correlationFields(names);
-        if (fields !== undefined) for (const name in fields) if (info[name] === undefined) info[name] = fields[name];
-      } else if (line !== null) addLineFields(info, names, line);
+        line = lineContext() ?? null;
+      }
+      if (line !== null) addLineFields(info, names, line);
       return info;
     },
   };

@@ -23,12 +23,7 @@ export function lineContextOf(info: object): LineContext | null | undefined {
   return (info as Record<symbol, LineContext | null | undefined>)[lineContexts.key];
 }
 
-// One descriptor for every line, its value set for each: defining the property is most of what the guard costs.
-const kept: PropertyDescriptor = { value: null, configurable: true };
-
 /** Takes the context here for `info`. */
 export function keepLineContext(info: object, line: LineContext | undefined): void {
-  kept.value = line ?? null;
-  Object.defineProperty(info, lineContexts.key, kept);
-  kept.value = null;
+  Object.defineProperty(info, lineContexts.key, { value: line ?? null, configurable: true });
 }

@@ -142,6 +142,13 @@ describe('without guardWinston', () => {
       { type: 'AmbientWarning', code: 'WARN_AMBIENT_WINSTON_NOT_GUARDED' },
     ]);
   });
+
+  it('writes nothing on a line logged outside any scope', () => {
+    jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    const { transport, lines } = sink();
+    logger(transport).info('outside');
+    expect(lines).toEqual([{ level: 'info', message: 'outside' }]);
+  });
 });
 
 describe('guardWinston', () => {
