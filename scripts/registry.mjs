@@ -8,11 +8,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from './lanes.mjs';
+import { freePort } from './services.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tools = join(root, 'tools', 'registry');
@@ -34,16 +34,6 @@ function install() {
     const { status } = spawnSync('npm', ['ci', '--prefix', folder, '--no-audit', '--no-fund'], { stdio: 'inherit' });
     if (status !== 0) throw new Error(`registry: npm ci in ${folder} failed`);
   }
-}
-
-/** A port that was free a moment ago on 127.0.0.1 (Verdaccio does not report the port it got for port 0). */
-async function freePort() {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 /** The environment npm and lerna run in: the caller's, without npm's own `npm_config_*` from `npm run`. */

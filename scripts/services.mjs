@@ -2,8 +2,22 @@
 // test is skipped loudly; under CI=true absence is a failure. Present but refusing the tests' login (a changed
 // password, say) fails at once, naming the service, the reason and the fix, rather than in a timeout per case.
 // Shared by the smoke tests, the README examples and the Node matrix's summary.
+import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import net from 'node:net';
+
+/**
+ * A TCP port on 127.0.0.1 that nothing listens on now, for a server that cannot report the port it got for
+ * port 0 (Verdaccio, a gRPC microservice started by its options).
+ */
+export async function freePort() {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address();
+  server.close();
+  await once(server, 'close');
+  return port;
+}
 
 /** Where each service listens on 127.0.0.1. */
 export const services = { redis: 6379, postgres: 5432, mariadb: 3306, rabbitmq: 5672, nats: 4222, mosquitto: 1883 };

@@ -21,11 +21,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { reachable } from '../../scripts/services.mjs';
+import { freePort, reachable } from '../../scripts/services.mjs';
 import { setUp } from '../bullmq-variants.mjs';
 import { fixed, iqr, median, printTable } from '../harness.mjs';
 
@@ -47,16 +45,6 @@ function coresOf(pid) {
   const result = spawnSync('taskset', ['--cpu-list', '--pid', String(pid)], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`taskset could not read the cores of ${pid}: ${result.stderr}`);
   return result.stdout.slice(result.stdout.lastIndexOf(':') + 1).trim();
-}
-
-/** A TCP port on 127.0.0.1 that nothing listens on now. */
-async function freePort() {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 /**

@@ -3,22 +3,12 @@
 // method log in a scope caused by it.
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import net from 'node:net';
-import { once } from 'node:events';
 import { test } from 'node:test';
+import { freePort } from '../../../../scripts/services.mjs';
 import { jsonLines, startNest } from './nest-process.mjs';
 
 const calls = 10;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-async function freePort() {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 function get(port, path, headers) {
   return new Promise((resolve, reject) => {
