@@ -1,6 +1,6 @@
 import { readOptions, rules, type OptionShape } from '@ambient/core/internal';
-import { readCarrier, runJob, type JobRun } from '@ambient/correlation';
-import { registeredOpenTelemetry } from '@ambient/correlation/internal';
+import type { JobRun } from '@ambient/correlation';
+import { runMessage } from '@ambient/correlation/internal';
 import { errors } from './errors.js';
 
 /** The parts of an amqplib ConsumeMessage this package reads. */
@@ -52,38 +52,14 @@ export function consumeHandler<M extends ConsumeMessageLike, R>(
     const name = given.name ?? nonEmpty(fields?.routingKey) ?? nonEmpty(given.queue) ?? 'message';
     const messageId = properties?.messageId;
     const attempt = attemptOf(properties?.headers, fields?.redelivered);
-    const carried = readCarrier(properties?.headers);
-    const run: JobRun = { name, system: 'amqp', carrier: carried };
+    const run: JobRun = { name, system: 'amqp', carrier: properties?.headers };
     if (typeof messageId === 'string') run.id = messageId;
     if (given.queue !== undefined) run.queue = given.queue;
     if (attempt !== undefined) run.attempt = attempt;
     if (given.link !== undefined) run.link = given.link;
     if (given.generateRequestId !== undefined) run.generateRequestId = given.generateRequestId;
-    // The run opens from the root, which would drop the consumer span an instrumentation made active around this
-    // callback (@opentelemetry/instrumentation-amqplib): it is entered again inside, when it continues the trace.
-    const traceId = given.link === true ? undefined : carried.traceParent?.traceId;
-    const enterSpan = traceId === undefined ? undefined : activeSpanOfTrace(traceId);
-    return runJob(run, enterSpan === undefined ? () => handler(message) : () => enterSpan(() => handler(message)));
+    return runMessage(run, () => handler(message));
   };
-}
-
-/** Runs `fn` with the span kept active again. */
-type EnterSpan = <R>(fn: () => R) => R;
-
-/**
- * The span active now, if it belongs to the trace `traceId` (the message's traceparent): the instrumentation's
- * consumer span continues the producer's trace. A span of any other trace is whatever was active where the
- * connection was opened (a request that connected lazily), and must not leak into every run.
- */
-function activeSpanOfTrace(traceId: string): EnterSpan | undefined {
-  const otel = registeredOpenTelemetry();
-  if (otel === undefined) return undefined;
-  // Context values are opaque: whatever sits under the span key is checked before it is trusted as a span.
-  const span = otel.spanOf(otel.active());
-  if (typeof span?.spanContext !== 'function' || span.spanContext().traceId !== traceId) return undefined;
-  // Inside the run the active context is the root's (AmbientContextManager) or still the caller's (a manager of
-  // its own): either way, with this span on it.
-  return (fn) => otel.with(otel.withSpan(otel.active(), span), fn);
 }
 
 function nonEmpty(value: unknown): string | undefined {

@@ -14,3 +14,5 @@ export {
 } from './opentelemetry-globals.js';
 /** @internal */
 export { baggageMembers } from './baggage.js';
+/** @internal */
+export { runMessage } from './run-message.js';
