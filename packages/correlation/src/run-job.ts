@@ -53,8 +53,16 @@ export function runJob<R>(job: JobRun, fn: () => R): R {
   const given = readOptions<JobRun>(job, jobShape, { where, errors, path: 'job' });
   if (given.name === undefined) throw errors.invalidOption(where, 'job.name', jobShape.name.expected, undefined);
   if (typeof fn !== 'function') throw errors.invalidArgument(where, 'a function', fn);
-  const fields = readCarrier(given.carrier);
-  return runFromRoot(requestContext, (values) => fillJobValues(values, given, fields), fn);
+  return openRun(given, fn);
+}
+
+/**
+ * runJob for a run whose fields Ambient's own code made from options it checked when the handler was wrapped
+ * (the broker packages, once a message): the same scope, without checking each message's run again.
+ */
+export function openRun<R>(job: JobRun, fn: () => R): R {
+  const fields = readCarrier(job.carrier);
+  return runFromRoot(requestContext, (values) => fillJobValues(values, job, fields), fn);
 }
 
 /** The run's values, written into its new scope. */

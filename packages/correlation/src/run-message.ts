@@ -1,18 +1,20 @@
 import { registeredOpenTelemetry } from './opentelemetry-globals.js';
 import { readCarrier } from './carrier.js';
-import { runJob, type JobRun } from './run-job.js';
+import { openRun, type JobRun } from './run-job.js';
 
 /**
- * runJob for a message handed over by a broker client: the same run, and where an instrumentation made its
- * consumer span of the message's trace active around the callback (@opentelemetry/instrumentation-amqplib,
- * -kafkajs), that span stays active inside, because the run opens from the root and would otherwise drop it.
+ * runJob for a message handed over by a broker client, its run made by the broker package from options checked
+ * when the handler was wrapped: the same run, and where an instrumentation made its consumer span of the
+ * message's trace active around the callback (@opentelemetry/instrumentation-amqplib, -kafkajs), that span stays
+ * active inside, because the run opens from the root and would otherwise drop it. `run.id` and `run.attempt`,
+ * where given, are a string and a positive integer; `run.name` a non-empty string.
  */
 export function runMessage<R>(run: JobRun, fn: () => R): R {
   const carried = readCarrier(run.carrier);
   const traceId = run.link === true ? undefined : carried.traceParent?.traceId;
   const enterSpan = traceId === undefined ? undefined : activeSpanOfTrace(traceId);
   run.carrier = carried;
-  return runJob(run, enterSpan === undefined ? fn : () => enterSpan(fn));
+  return openRun(run, enterSpan === undefined ? fn : () => enterSpan(fn));
 }
 
 /** Runs `fn` with the span kept active again. */
