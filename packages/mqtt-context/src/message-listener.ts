@@ -1,0 +1,86 @@
+import { readOptions, rules, type OptionShape } from '@ambient/core/internal';
+import type { JobRun } from '@ambient/correlation';
+import { runMessage } from '@ambient/correlation/internal';
+import { errors, warnings } from './errors.js';
+
+/** The parts of an mqtt.js publish packet (`IPublishPacket`) this package reads. */
+export interface PublishPacketLike {
+  readonly properties?: { readonly userProperties?: unknown } | undefined;
+}
+
+export interface MessageListenerOptions {
+  /** The run's `job.name`; default: the message's topic. */
+  name?: string;
+  /**
+   * Do not continue the publisher's trace (fan-out): the run gets none of its trace ids, only its causation and
+   * correlation ids. messageListener starts no span, so no OpenTelemetry link is made either.
+   */
+  link?: boolean;
+  /** Makes each run's request id; default: a time-ordered UUIDv7. */
+  generateRequestId?: () => string;
+}
+
+const optionShape: OptionShape<MessageListenerOptions> = {
+  name: rules.nonEmptyString,
+  link: rules.boolean,
+  generateRequestId: rules.function('() => string'),
+};
+
+/** What mqtt.js's client is to the listeners it calls (`this`): only its protocol version is read. */
+interface ClientLike {
+  readonly options?: { readonly protocolVersion?: unknown } | undefined;
+}
+
+/**
+ * `handler`, made to handle each message in a fresh requestContext scope (runJob) with
+ * `job: { name, system: 'mqtt' }`, read from the message's MQTT 5 user properties: its awaits, its publishes and
+ * its errors run there. Properties that are missing, fail their checks, or were sent more than once (an array:
+ * which one is meant cannot be known) give a fresh chain. MQTT has no message id (a packet identifier is a
+ * slot of one connection, used again) and no delivery count (`dup` says only that this connection may have had
+ * the packet before), so the job has neither `id` nor `attempt`. Its result and errors are returned and thrown
+ * as they are; `this` (the client) is passed on.
+ *
+ *     client.on('message', messageListener(async (topic, payload, packet) => { … }));
+ */
+export function messageListener<This, B, P extends PublishPacketLike, R>(
+  handler: (this: This, topic: string, payload: B, packet: P) => R,
+  options?: MessageListenerOptions,
+): (this: This, topic: string, payload: B, packet: P) => R {
+  const where = 'messageListener(handler, options)';
+  if (typeof handler !== 'function') {
+    throw errors.invalidArgument(where, 'a function (topic, payload, packet) => unknown', handler);
+  }
+  const given = readOptions<MessageListenerOptions>(options, optionShape, { where, errors });
+  return function listener(this: This, topic: string, payload: B, packet: P): R {
+    warnUnlessV5(this);
+    const run: JobRun = { name: given.name ?? nonEmpty(topic) ?? 'message', system: 'mqtt' };
+    const carrier = userPropertiesOf(packet);
+    if (carrier !== undefined) run.carrier = carrier;
+    if (given.link !== undefined) run.link = given.link;
+    if (given.generateRequestId !== undefined) run.generateRequestId = given.generateRequestId;
+    return runMessage(run, () => handler.call(this, topic, payload, packet));
+  };
+}
+
+/**
+ * An EventEmitter calls its listeners with itself as `this`: an mqtt.js client connected with MQTT 3.1.1 (or
+ * 3.1) gets no user properties from the broker, so every message would start a fresh chain without a word.
+ */
+function warnUnlessV5(client: unknown): void {
+  if (typeof client !== 'object' || client === null) return;
+  const version = (client as ClientLike).options?.protocolVersion;
+  if (typeof version === 'number' && version !== 5) warnings.notV5(version);
+}
+
+/** The packet's user properties; anything else than mqtt.js's packet (a listener called by hand) gives none. */
+function userPropertiesOf(packet: unknown): unknown {
+  try {
+    return (packet as PublishPacketLike | null | undefined)?.properties?.userProperties;
+  } catch {
+    return undefined;
+  }
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
