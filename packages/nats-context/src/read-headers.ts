@@ -20,21 +20,23 @@ export function readHeaders(headers: Iterable<[string, string[]]> | undefined): 
   const carrier: ContextCarrier = {};
   const fields: HeaderFields = { carrier };
   if (headers === undefined || headers === null) return fields;
-  const found = new Map<string, string | undefined>();
+  let said: Set<string> | undefined;
+  let messageId: string | undefined;
   try {
     for (const [key, values] of headers) {
       const name = typeof key === 'string' ? key.toLowerCase() : '';
       if (!wanted.has(name)) continue;
-      const one = Array.isArray(values) && values.length === 1 && typeof values[0] === 'string';
-      found.set(name, found.has(name) || !one ? undefined : values[0]);
+      // A second header of the same name in another case, or a second value, leaves the name with none.
+      const seen = said?.has(name) === true;
+      (said ??= new Set()).add(name);
+      const one = !seen && Array.isArray(values) && values.length === 1 && typeof values[0] === 'string';
+      if (name === messageIdKey) messageId = one ? values[0] : undefined;
+      else if (one) carrier[name] = values[0]!;
+      else delete carrier[name];
     }
   } catch {
-    return fields;
+    return { carrier: {} };
   }
-  for (const [name, value] of found) {
-    if (value === undefined) continue;
-    if (name === messageIdKey) fields.messageId = value;
-    else carrier[name] = value;
-  }
+  if (messageId !== undefined) fields.messageId = messageId;
   return fields;
 }

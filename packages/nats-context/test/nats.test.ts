@@ -16,7 +16,8 @@ describe.each([
   ['@nats-io/transport-node 3', nats3],
 ] as const)('%s', (_, client) => {
   /** The headers as a receiver decodes them from the wire. */
-  const received = (headers: nats2.MsgHdrs | nats3.MsgHdrs) => client.MsgHdrsImpl.decode(headers.encode());
+  const received = (headers: nats2.MsgHdrs | nats3.MsgHdrs) =>
+    client.MsgHdrsImpl.decode((headers as nats2.MsgHdrsImpl | nats3.MsgHdrsImpl).encode());
   const message = (headers?: nats2.MsgHdrs | nats3.MsgHdrs, extra: object = {}): NatsMessageLike => ({
     subject: 'orders.created',
     headers: headers === undefined ? undefined : received(headers),
