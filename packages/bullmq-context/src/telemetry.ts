@@ -1,7 +1,8 @@
 import { requestContext, runInRoot, type Context, type JobInfo } from '@ambient/core';
 import { readOptions, rule, rules, scopeObject, type OptionShape } from '@ambient/core/internal';
-import { isValidRequestId, runJob, type JobRun } from '@ambient/correlation';
+import { isValidRequestId, type JobRun } from '@ambient/correlation';
 import {
+  openRun,
   registeredOpenTelemetry,
   type OtelContext,
   type OtelSpan,
@@ -218,11 +219,12 @@ class BullmqContextManager implements ContextManager<BullmqContext> {
     };
     if (queue !== undefined) job.queue = queue;
     if (this.#settings.generateRequestId !== undefined) job.generateRequestId = this.#settings.generateRequestId;
-    return runJob(job, () => {
+    // Made here from BullMQ's names and metadata already read (readMetadata): opened without checking it again.
+    return openRun(job, () => {
       runScope.set(kInbound, inbound);
       span.enterRun(inbound);
       if (otel === undefined) return fn();
-      // From the root (runJob): the active context holds no span to remove first.
+      // From the root (openRun): the active context holds no span to remove first.
       return otel.with(otel.withSpan(otel.active(), span.asOtelSpan()), fn);
     });
   }

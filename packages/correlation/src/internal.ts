@@ -16,3 +16,5 @@ export {
 export { baggageMembers } from './baggage.js';
 /** @internal */
 export { runMessage } from './run-message.js';
+/** @internal */
+export { openRun } from './run-job.js';
