@@ -1,6 +1,5 @@
-import { readOptions, rules, type OptionShape } from '@ambient/core/internal';
-import type { JobRun } from '@ambient/correlation';
-import { runMessage } from '@ambient/correlation/internal';
+import { readOptions } from '@ambient/core/internal';
+import { messageRun, messageRunOptionShape, runMessage } from '@ambient/correlation/internal';
 import { errors } from './errors.js';
 
 /** The parts of an amqplib ConsumeMessage this package reads. */
@@ -23,13 +22,6 @@ export interface ConsumeHandlerOptions {
   generateRequestId?: () => string;
 }
 
-const optionShape: OptionShape<ConsumeHandlerOptions> = {
-  queue: rules.string,
-  name: rules.nonEmptyString,
-  link: rules.boolean,
-  generateRequestId: rules.function('() => string'),
-};
-
 /**
  * `handler`, made to handle each message in a fresh requestContext scope (runJob) with
  * `job: { name, id (messageId), system: 'amqp', queue, attempt }`: its awaits, `ack`/`nack` and errors run there.
@@ -45,25 +37,20 @@ export function consumeHandler<M extends ConsumeMessageLike, R>(
 ): (message: M | null) => R {
   const where = 'consumeHandler(handler, options)';
   if (typeof handler !== 'function') throw errors.invalidArgument(where, 'a function (message) => unknown', handler);
-  const given = readOptions<ConsumeHandlerOptions>(options, optionShape, { where, errors });
+  const given = readOptions<ConsumeHandlerOptions>(options, messageRunOptionShape, { where, errors });
   return (message) => {
     if (message === null || typeof message !== 'object') return handler(message);
     const { fields, properties } = message;
-    const name = given.name ?? nonEmpty(fields?.routingKey) ?? nonEmpty(given.queue) ?? 'message';
     const messageId = properties?.messageId;
-    const attempt = attemptOf(properties?.headers, fields?.redelivered);
-    const run: JobRun = { name, system: 'amqp', carrier: properties?.headers };
-    if (typeof messageId === 'string') run.id = messageId;
-    if (given.queue !== undefined) run.queue = given.queue;
-    if (attempt !== undefined) run.attempt = attempt;
-    if (given.link !== undefined) run.link = given.link;
-    if (given.generateRequestId !== undefined) run.generateRequestId = given.generateRequestId;
+    const run = messageRun('amqp', given, {
+      // The routing key, else the queue consumed from.
+      name: fields?.routingKey || given.queue,
+      id: typeof messageId === 'string' ? messageId : undefined,
+      attempt: attemptOf(properties?.headers, fields?.redelivered),
+      carrier: properties?.headers,
+    });
     return runMessage(run, () => handler(message));
   };
-}
-
-function nonEmpty(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 /**

@@ -57,7 +57,26 @@ describe('consumeHandler with OpenTelemetry', () => {
   });
 
   it.each([
-    ['a span of another trace (active where the connection was opened)', carried, undefined],
+    ['a span of another trace (active where the connection was opened)', carried],
+    ['a span of the same trace that is no child of the publish (the run that released this message)', carried],
+  ])('enters the publish span as a remote parent, never %s', (what, headers) => {
+    const other = what.startsWith('a span of another')
+      ? tracer.startSpan('request elsewhere', { root: true })
+      : tracer.startSpan(
+          'previous run',
+          {},
+          trace.setSpan(ROOT_CONTEXT, tracer.startSpan('q process', {}, trace.setSpan(ROOT_CONTEXT, producer))),
+        );
+    const seen = deliver(other, headers);
+    expect(seen.active).not.toBe(other);
+    expect(seen.active?.spanContext()).toEqual({ traceId, spanId: publishSpanId, traceFlags: 1, isRemote: true });
+    expect(seen.active?.isRecording()).toBe(false);
+    // The handler's own spans join the message's trace, under the publish.
+    expect(seen.childParent).toBe(publishSpanId);
+    expect(seen).toMatchObject({ traceId, spanId: publishSpanId });
+  });
+
+  it.each([
     ['a message with no traceparent', { 'x-request-id': 'req-1' }, undefined],
     ['link: true, which starts a trace of its own', carried, { link: true }],
   ])('keeps no span for %s', (_what, headers, options) => {
@@ -66,8 +85,7 @@ describe('consumeHandler with OpenTelemetry', () => {
     const seen = deliver(options === undefined ? other : sameTrace, headers, options);
     expect(seen.active).toBeUndefined();
     expect(seen.childParent).toBeUndefined();
-    const fromCarrier = 'traceparent' in headers && options === undefined;
-    expect(seen.traceId).toBe(fromCarrier ? traceId : undefined);
-    expect(seen.spanId).toBe(fromCarrier ? publishSpanId : undefined);
+    expect(seen.traceId).toBeUndefined();
+    expect(seen.spanId).toBeUndefined();
   });
 });

@@ -97,7 +97,7 @@ function textAt(carrier: object, key: string): string | undefined {
 }
 
 /** A carrier value's text: a string, or bytes read as latin1 (the checks then refuse anything non-ASCII). */
-function textOf(value: unknown): string | undefined {
+export function textOf(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (value instanceof Uint8Array && value.byteLength <= 1024) {
     return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('latin1');

@@ -15,6 +15,14 @@ export {
 /** @internal */
 export { baggageMembers } from './baggage.js';
 /** @internal */
-export { runMessage } from './run-message.js';
+export {
+  messageRun,
+  messageRunOptionShape,
+  runMessage,
+  type DeliveredMessage,
+  type MessageRunOptions,
+} from './run-message.js';
 /** @internal */
 export { openRun } from './run-job.js';
+/** @internal */
+export { textOf } from './carrier.js';

@@ -1,11 +1,12 @@
-import { readOptions, rules, type OptionShape } from '@ambient/core/internal';
-import type { JobRun } from '@ambient/correlation';
-import { runMessage } from '@ambient/correlation/internal';
+import { readOptions } from '@ambient/core/internal';
+import { messageRun, messageRunOptionShape, runMessage } from '@ambient/correlation/internal';
 import { errors } from './errors.js';
 
 export interface MessageHandlerOptions {
   /** The run's `job.name`; default: the record's topic. */
   name?: string;
+  /** The run's `job.queue`, such as the consumer group; default: the record's topic. */
+  queue?: string;
   /**
    * Do not continue the producer's trace (fan-out consumers): the run gets none of its trace ids, only its
    * causation and correlation ids. No span is started here, so no OpenTelemetry link is made either.
@@ -14,12 +15,6 @@ export interface MessageHandlerOptions {
   /** Makes each run's request id; default: a time-ordered UUIDv7. */
   generateRequestId?: () => string;
 }
-
-const optionShape: OptionShape<MessageHandlerOptions> = {
-  name: rules.nonEmptyString,
-  link: rules.boolean,
-  generateRequestId: rules.function('() => string'),
-};
 
 /** Runs `fn` for one consumed record of `topic` whose headers are `carrier`. */
 export type RecordRun = <R>(topic: unknown, carrier: unknown, fn: () => R) => R;
@@ -31,13 +26,6 @@ export type RecordRun = <R>(topic: unknown, carrier: unknown, fn: () => R) => R;
  */
 export function recordRun(where: string, handler: unknown, options: MessageHandlerOptions | undefined): RecordRun {
   if (typeof handler !== 'function') throw errors.invalidArgument(where, 'a function', handler);
-  const given = readOptions<MessageHandlerOptions>(options, optionShape, { where, errors });
-  return (topic, carrier, fn) => {
-    const queue = typeof topic === 'string' && topic !== '' ? topic : undefined;
-    const run: JobRun = { name: given.name ?? queue ?? 'message', system: 'kafka', carrier };
-    if (queue !== undefined) run.queue = queue;
-    if (given.link !== undefined) run.link = given.link;
-    if (given.generateRequestId !== undefined) run.generateRequestId = given.generateRequestId;
-    return runMessage(run, fn);
-  };
+  const given = readOptions<MessageHandlerOptions>(options, messageRunOptionShape, { where, errors });
+  return (topic, carrier, fn) => runMessage(messageRun('kafka', given, { name: topic, queue: topic, carrier }), fn);
 }

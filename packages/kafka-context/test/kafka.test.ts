@@ -332,7 +332,7 @@ describe('messageHandler(handler, options) with @platformatic/kafka messages', (
     expect(() => messageHandler(undefined as never)).toThrow(
       expect.objectContaining({ code: 'ERR_AMBIENT_KAFKA_INVALID_ARGUMENT' }),
     );
-    expect(() => messageHandler(() => undefined, { queue: 'q' } as never)).toThrow(
+    expect(() => messageHandler(() => undefined, { groupId: 'g' } as never)).toThrow(
       expect.objectContaining({ code: 'ERR_AMBIENT_KAFKA_INVALID_OPTION' }),
     );
   });

@@ -1,6 +1,5 @@
-import { readOptions, rules, type OptionShape } from '@ambient/core/internal';
-import type { JobRun } from '@ambient/correlation';
-import { runMessage } from '@ambient/correlation/internal';
+import { readOptions } from '@ambient/core/internal';
+import { messageRun, messageRunOptionShape, runMessage } from '@ambient/correlation/internal';
 import { errors, warnings } from './errors.js';
 
 /** The parts of an mqtt.js publish packet (`IPublishPacket`) this package reads. */
@@ -11,6 +10,8 @@ export interface PublishPacketLike {
 export interface MessageListenerOptions {
   /** The run's `job.name`; default: the message's topic. */
   name?: string;
+  /** The run's `job.queue`, such as a shared subscription's group; default: none. */
+  queue?: string;
   /**
    * Do not continue the publisher's trace (fan-out): the run gets none of its trace ids, only its causation and
    * correlation ids. messageListener starts no span, so no OpenTelemetry link is made either.
@@ -19,12 +20,6 @@ export interface MessageListenerOptions {
   /** Makes each run's request id; default: a time-ordered UUIDv7. */
   generateRequestId?: () => string;
 }
-
-const optionShape: OptionShape<MessageListenerOptions> = {
-  name: rules.nonEmptyString,
-  link: rules.boolean,
-  generateRequestId: rules.function('() => string'),
-};
 
 /** What mqtt.js's client is to the listeners it calls (`this`): only its protocol version is read. */
 interface ClientLike {
@@ -50,14 +45,10 @@ export function messageListener<This, B, P extends PublishPacketLike, R>(
   if (typeof handler !== 'function') {
     throw errors.invalidArgument(where, 'a function (topic, payload, packet) => unknown', handler);
   }
-  const given = readOptions<MessageListenerOptions>(options, optionShape, { where, errors });
+  const given = readOptions<MessageListenerOptions>(options, messageRunOptionShape, { where, errors });
   return function listener(this: This, topic: string, payload: B, packet: P): R {
     warnUnlessV5(this);
-    const run: JobRun = { name: given.name ?? nonEmpty(topic) ?? 'message', system: 'mqtt' };
-    const carrier = userPropertiesOf(packet);
-    if (carrier !== undefined) run.carrier = carrier;
-    if (given.link !== undefined) run.link = given.link;
-    if (given.generateRequestId !== undefined) run.generateRequestId = given.generateRequestId;
+    const run = messageRun('mqtt', given, { name: topic, carrier: userPropertiesOf(packet) });
     return runMessage(run, () => handler.call(this, topic, payload, packet));
   };
 }
@@ -79,8 +70,4 @@ function userPropertiesOf(packet: unknown): unknown {
   } catch {
     return undefined;
   }
-}
-
-function nonEmpty(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
 }

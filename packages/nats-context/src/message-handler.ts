@@ -1,6 +1,6 @@
-import { readOptions, rules, type OptionShape } from '@ambient/core/internal';
+import { readOptions } from '@ambient/core/internal';
 import type { JobRun } from '@ambient/correlation';
-import { runMessage } from '@ambient/correlation/internal';
+import { messageRun, messageRunOptionShape, runMessage } from '@ambient/correlation/internal';
 import { errors } from './errors.js';
 import { readHeaders } from './read-headers.js';
 
@@ -28,13 +28,6 @@ export interface MessageHandlerOptions {
   generateRequestId?: () => string;
 }
 
-const optionShape: OptionShape<MessageHandlerOptions> = {
-  name: rules.nonEmptyString,
-  queue: rules.string,
-  link: rules.boolean,
-  generateRequestId: rules.function('() => string'),
-};
-
 /**
  * `handler`, made to handle each message in a fresh requestContext scope (runJob) with
  * `job: { name (the subject), id (Nats-Msg-Id), system: 'nats', queue (the stream), attempt }`: its awaits,
@@ -51,8 +44,12 @@ export function messageHandler<M extends NatsMessageLike, R>(
 ): (message: M) => R {
   const where = 'messageHandler(handler, options)';
   if (typeof handler !== 'function') throw errors.invalidArgument(where, 'a function (message) => unknown', handler);
-  const given = readOptions<MessageHandlerOptions>(options, optionShape, { where, errors });
-  return (message) => runMessage(jobOf(message, given), () => handler(message));
+  const given = readOptions<MessageHandlerOptions>(options, messageRunOptionShape, { where, errors });
+  return (message) => {
+    // Not a message at all: the handler's own business, outside any scope.
+    if (typeof message !== 'object' || message === null) return handler(message);
+    return runMessage(jobOf(message, given), () => handler(message));
+  };
 }
 
 /**
@@ -70,7 +67,7 @@ export function subscriptionCallback<E, M extends NatsMessageLike, R>(
   if (typeof handler !== 'function') {
     throw errors.invalidArgument(where, 'a function (error, message) => unknown', handler);
   }
-  const given = readOptions<MessageHandlerOptions>(options, optionShape, { where, errors });
+  const given = readOptions<MessageHandlerOptions>(options, messageRunOptionShape, { where, errors });
   return (error, message) => {
     if (error !== null || typeof message !== 'object' || message === null) return handler(error, message);
     return runMessage(jobOf(message, given), () => handler(null, message));
@@ -81,16 +78,14 @@ export function subscriptionCallback<E, M extends NatsMessageLike, R>(
 function jobOf(message: NatsMessageLike, given: MessageHandlerOptions): JobRun {
   const { carrier, messageId } = readHeaders(message.headers);
   const info = jetStreamInfo(message);
-  const subject = typeof message.subject === 'string' && message.subject !== '' ? message.subject : undefined;
-  const run: JobRun = { name: given.name ?? subject ?? 'message', system: 'nats', carrier };
-  if (messageId !== undefined) run.id = messageId;
-  const queue = given.queue ?? info?.stream;
-  if (typeof queue === 'string') run.queue = queue;
   const attempt = info?.deliveryCount;
-  if (typeof attempt === 'number' && Number.isInteger(attempt) && attempt > 0) run.attempt = attempt;
-  if (given.link !== undefined) run.link = given.link;
-  if (given.generateRequestId !== undefined) run.generateRequestId = given.generateRequestId;
-  return run;
+  return messageRun('nats', given, {
+    name: message.subject,
+    queue: info?.stream,
+    id: messageId,
+    attempt: typeof attempt === 'number' && Number.isInteger(attempt) && attempt > 0 ? attempt : undefined,
+    carrier,
+  });
 }
 
 /**

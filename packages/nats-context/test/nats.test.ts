@@ -135,6 +135,7 @@ describe('messageHandler(handler, options)', () => {
     const seen = messageHandler(() => requestContext.snapshot())(hostile);
     expect(seen?.requestId).toMatch(uuidv7);
     expect(seen?.job).toEqual({ name: 'message', system: 'nats' });
+    expect(messageHandler((message) => message)(null as never)).toBeNull();
     const odd = {
       subject: 's',
       headers: [[42, ['x']] as never, ['x-request-id', [7]] as never],

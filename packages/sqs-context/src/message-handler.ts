@@ -1,6 +1,5 @@
-import { readOptions, rules, type OptionShape } from '@ambient/core/internal';
-import type { JobRun } from '@ambient/correlation';
-import { runMessage } from '@ambient/correlation/internal';
+import { readOptions } from '@ambient/core/internal';
+import { messageRun, messageRunOptionShape, runMessage } from '@ambient/correlation/internal';
 import { errors } from './errors.js';
 import type { MessageAttributeValueLike } from './message-attributes.js';
 import { readMessage } from './read-message.js';
@@ -26,13 +25,6 @@ export interface MessageHandlerOptions {
   generateRequestId?: () => string;
 }
 
-const optionShape: OptionShape<MessageHandlerOptions> = {
-  queue: rules.string,
-  name: rules.nonEmptyString,
-  link: rules.boolean,
-  generateRequestId: rules.function('() => string'),
-};
-
 /**
  * `handler`, made to handle each message in a fresh requestContext scope (runJob) with `job: { name, id
  * (MessageId), system: 'sqs', queue, attempt (ApproximateReceiveCount) }`: its awaits and errors run there.
@@ -50,18 +42,13 @@ export function messageHandler<M extends MessageLike, R>(
 ): (message: M) => R {
   const where = 'messageHandler(handler, options)';
   if (typeof handler !== 'function') throw errors.invalidArgument(where, 'a function (message) => unknown', handler);
-  const given = readOptions<MessageHandlerOptions>(options, optionShape, { where, errors });
-  const name = given.name ?? (given.queue === undefined || given.queue === '' ? 'message' : given.queue);
+  const given = readOptions<MessageHandlerOptions>(options, messageRunOptionShape, { where, errors });
   return (message) => {
     // Not a message at all: the handler's own business, outside any scope.
     if (typeof message !== 'object' || message === null) return handler(message);
     const { carrier, id, attempt } = readMessage(message);
-    const run: JobRun = { name, system: 'sqs', carrier };
-    if (id !== undefined) run.id = id;
-    if (given.queue !== undefined) run.queue = given.queue;
-    if (attempt !== undefined) run.attempt = attempt;
-    if (given.link !== undefined) run.link = given.link;
-    if (given.generateRequestId !== undefined) run.generateRequestId = given.generateRequestId;
+    // The queue names the run: an SQS message names neither its queue nor anything like a subject.
+    const run = messageRun('sqs', given, { name: given.queue, id, attempt, carrier });
     return runMessage(run, () => handler(message));
   };
 }

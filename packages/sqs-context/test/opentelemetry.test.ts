@@ -54,8 +54,16 @@ describe('messageHandler with OpenTelemetry', () => {
     expect(seen.childParent).toBe(processing.spanContext().spanId);
   });
 
+  it('enters the send span as a remote parent where no span of the message is active: the handler joins its trace', () => {
+    const other = tracer.startSpan('request elsewhere', { root: true });
+    const seen = deliver(other, carried);
+    expect(seen.active).not.toBe(other);
+    expect(seen.active?.spanContext()).toEqual({ traceId, spanId: sendSpanId, traceFlags: 1, isRemote: true });
+    expect(seen.childParent).toBe(sendSpanId);
+    expect(seen).toMatchObject({ traceId, spanId: sendSpanId });
+  });
+
   it.each([
-    ['a span of another trace (active where the consumer was started)', carried, undefined],
     ['a message with no traceparent', { 'x-request-id': string('req-1') }, undefined],
     ['link: true, which starts a trace of its own', carried, { link: true }],
   ])('keeps no span for %s', (_what, attributes, options) => {
@@ -64,8 +72,7 @@ describe('messageHandler with OpenTelemetry', () => {
     const seen = deliver(options === undefined ? other : sameTrace, attributes, options);
     expect(seen.active).toBeUndefined();
     expect(seen.childParent).toBeUndefined();
-    const fromAttributes = 'traceparent' in attributes && options === undefined;
-    expect(seen.traceId).toBe(fromAttributes ? traceId : undefined);
-    expect(seen.spanId).toBe(fromAttributes ? sendSpanId : undefined);
+    expect(seen.traceId).toBeUndefined();
+    expect(seen.spanId).toBeUndefined();
   });
 });
