@@ -117,29 +117,36 @@ for (const client of ['nats', '@nats-io/transport-node']) {
       .map((line) => JSON.parse(line));
     const handling = lines.filter((line) => line.msg === 'handling');
 
-    await t.test('200 concurrent requests: each message handled once, as its own run of its request', () => {
-      for (const [n, request] of requests.entries()) {
-        const runs = handling.filter((line) => line.causationId === request.requestId);
-        assert.equal(runs.length, 1, `message ${n} handled once`);
-        const [run] = runs;
-        assert.equal(run.body.requestId, request.requestId);
-        assert.match(run.requestId, uuidv7);
-        assert.equal(run.correlationId, n % 2 === 0 ? `chain-${n}` : request.requestId);
-        assert.equal(run.traceId, traceId);
-        assert.deepEqual(run.job, {
-          name: `${subjects}.js.order`,
-          id: `m-${n}`,
-          system: 'nats',
-          queue: stream,
-          attempt: 1,
-        });
-      }
-      const crossed = handling.filter(
-        (line) => line.body.requestId !== undefined && line.body.requestId !== line.causationId,
-      );
-      assert.equal(crossed.length, 0);
-      assert.equal(new Set(handling.map((line) => line.requestId)).size, handling.length, 'one id per delivery');
-    });
+    await t.test(
+      '200 concurrent requests, 10 runs at once: each message handled once, as its own run of its request',
+      () => {
+        for (const [n, request] of requests.entries()) {
+          const runs = handling.filter((line) => line.causationId === request.requestId);
+          assert.equal(runs.length, 1, `message ${n} handled once`);
+          const [run] = runs;
+          assert.equal(run.body.requestId, request.requestId);
+          assert.match(run.requestId, uuidv7);
+          assert.equal(run.correlationId, n % 2 === 0 ? `chain-${n}` : request.requestId);
+          assert.equal(run.traceId, traceId);
+          assert.deepEqual(run.job, {
+            name: `${subjects}.js.order`,
+            id: `m-${n}`,
+            system: 'nats',
+            queue: stream,
+            attempt: 1,
+          });
+        }
+        // Every line of every run, before and after its awaits.
+        const crossed = lines.filter(
+          (line) => line.body?.requestId !== undefined && line.body.requestId !== line.causationId,
+        );
+        assert.equal(crossed.length, 0);
+        assert.ok(lines.filter((line) => line.msg === 'acked').length >= 200);
+        const [stopped] = lines.filter((line) => line.msg === 'stopped');
+        assert.equal(stopped.mostInFlight, 10, 'ten runs at once, no more');
+        assert.equal(new Set(handling.map((line) => line.requestId)).size, handling.length, 'one id per delivery');
+      },
+    );
 
     await t.test('a JetStream redelivery is a new run of the same chain, its attempt counted', () => {
       const runs = lines.filter((line) => line.causationId === nacked.requestId);

@@ -116,6 +116,8 @@ test('request -> SQS message -> sqs-consumer process', { timeout: 180_000 }, asy
         ),
       ),
     );
+    // Started now, with 200 messages waiting: each receive is full, 10 runs at once.
+    consumer.send('start');
     const trace = (span) => ({ traceparent: `00-${traceId}-${span}-01` });
     const retried = await post({ kind: 'fails-once' }, { ...trace('00000000000000a1'), 'x-correlation-id': 'retry' });
     const chain = await post({ kind: 'chain' }, { ...trace('00000000000000a2'), 'x-correlation-id': 'chain-of-two' });
@@ -147,28 +149,33 @@ test('request -> SQS message -> sqs-consumer process', { timeout: 180_000 }, asy
       .map((line) => JSON.parse(line));
     const handling = lines.filter((line) => line.msg === 'handling');
 
-    await t.test('200 concurrent requests: each message handled once, as its own run of its request', () => {
-      for (const [n, request] of requests.entries()) {
-        assert.equal(request.header, request.requestId);
-        const runs = handling.filter((line) => line.causationId === request.header);
-        assert.equal(runs.length, 1, `message ${n} handled once`);
-        const [run] = runs;
-        assert.equal(run.body.requestId, request.requestId);
-        assert.match(run.requestId, uuidv7);
-        assert.equal(run.correlationId, n % 2 === 0 ? `chain-${n}` : request.requestId);
-        assert.equal(run.traceId, traceId);
-        assert.deepEqual(run.job, { name: queue, id: request.messageId, system: 'sqs', queue, attempt: 1 });
-      }
-      // Every line with a causation names the request or run that sent its message (own-10's carries none).
-      const crossed = lines.filter(
-        (line) =>
-          line.causationId !== undefined &&
-          line.causationId !== line.body.requestId &&
-          line.causationId !== line.body.previousRun,
-      );
-      assert.equal(crossed.length, 0, 'no line carries another request’s ids');
-      assert.equal(new Set(handling.map((line) => line.requestId)).size, handling.length, 'one id per delivery');
-    });
+    await t.test(
+      '200 concurrent requests, 10 runs at once: each message handled once, as its own run of its request',
+      () => {
+        for (const [n, request] of requests.entries()) {
+          assert.equal(request.header, request.requestId);
+          const runs = handling.filter((line) => line.causationId === request.header);
+          assert.equal(runs.length, 1, `message ${n} handled once`);
+          const [run] = runs;
+          assert.equal(run.body.requestId, request.requestId);
+          assert.match(run.requestId, uuidv7);
+          assert.equal(run.correlationId, n % 2 === 0 ? `chain-${n}` : request.requestId);
+          assert.equal(run.traceId, traceId);
+          assert.deepEqual(run.job, { name: queue, id: request.messageId, system: 'sqs', queue, attempt: 1 });
+        }
+        // Every line with a causation names the request or run that sent its message (own-10's carries none).
+        const crossed = lines.filter(
+          (line) =>
+            line.causationId !== undefined &&
+            line.causationId !== line.body.requestId &&
+            line.causationId !== line.body.previousRun,
+        );
+        assert.equal(crossed.length, 0, 'no line carries another request’s ids');
+        const [stopped] = lines.filter((line) => line.msg === 'stopped');
+        assert.equal(stopped.mostInFlight, 10, 'ten runs at once, no more');
+        assert.equal(new Set(handling.map((line) => line.requestId)).size, handling.length, 'one id per delivery');
+      },
+    );
 
     await t.test('sqs-consumer asked for the ids by name in every receive, as SQS needs', () => {
       const asked = strict.receives.filter((receive) => receive.queueUrl === queueUrl);
