@@ -1,4 +1,5 @@
 import { carrierKeys } from '@ambient/correlation';
+import { textOf } from '@ambient/correlation/internal';
 import { recordRun, type MessageHandlerOptions } from './record-run.js';
 
 /** The parts of a @platformatic/kafka consumed `Message` this package reads. */
@@ -53,10 +54,6 @@ function delivered(message: StreamMessageLike): { topic?: unknown; headers?: Rec
 }
 
 function nameOf(key: unknown): string | undefined {
-  if (typeof key === 'string') return key;
   // A key longer than every carrier key is none of ours, and not worth decoding.
-  if (key instanceof Uint8Array && key.byteLength <= longestName) {
-    return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
-  }
-  return undefined;
+  return key instanceof Uint8Array && key.byteLength > longestName ? undefined : textOf(key);
 }

@@ -1,4 +1,5 @@
 import { contextCarrier } from '@ambient/correlation';
+import { textOf } from '@ambient/correlation/internal';
 import { errors } from './errors.js';
 
 const where = 'messageHeaders(headers)';
@@ -39,7 +40,8 @@ function withCarrierBytes(headers: Map<unknown, unknown>): Map<unknown, unknown>
     if (!(key instanceof Uint8Array)) {
       throw errors.invalidArgument(where, 'a Map with Buffer keys (with string serializers, an object)', key);
     }
-    given.add(Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1'));
+    const name = textOf(key);
+    if (name !== undefined) given.add(name);
   }
   const result = new Map<unknown, unknown>();
   for (const [key, value] of Object.entries(contextCarrier())) {

@@ -48,6 +48,9 @@ export function messageListener<This, B, P extends PublishPacketLike, R>(
   const given = readOptions<MessageListenerOptions>(options, messageRunOptionShape, { where, errors });
   return function listener(this: This, topic: string, payload: B, packet: P): R {
     warnUnlessV5(this);
+    // mqtt.js emits from its socket's data events, in the context the connection was opened in, or from inside the
+    // previous run when a handler released its held handleMessage callback: each run opens from the root
+    // (https://nodejs.org/api/async_context.html#troubleshooting-context-loss).
     const run = messageRun('mqtt', given, { name: topic, carrier: userPropertiesOf(packet) });
     return runMessage(run, () => handler.call(this, topic, payload, packet));
   };

@@ -48,6 +48,9 @@ export function messageHandler<M extends NatsMessageLike, R>(
   return (message) => {
     // Not a message at all: the handler's own business, outside any scope.
     if (typeof message !== 'object' || message === null) return handler(message);
+    // The client hands messages over from its socket's data events, in the context the connection was opened in
+    // (a request that connected lazily would lend every message its ids) or, in a loop, the previous message's
+    // run: each run opens from the root (https://nodejs.org/api/async_context.html#troubleshooting-context-loss).
     return runMessage(jobOf(message, given), () => handler(message));
   };
 }

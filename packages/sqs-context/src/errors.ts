@@ -19,7 +19,7 @@ export const errors = defineErrors({
   ...usageErrorTemplates({ argument: 'ERR_AMBIENT_SQS_INVALID_ARGUMENT', option: 'ERR_AMBIENT_SQS_INVALID_OPTION' }),
 });
 
-const readme = 'https://github.com/ambient-js/ambient/tree/main/packages/sqs-context#known-pitfalls';
+const readme = 'https://github.com/ambient-js/ambient/tree/main/packages/sqs-context#errors-and-warnings';
 
 /**
  * Every warning @ambient/sqs-context emits (`process.on('warning')`, type `AmbientWarning`). Not `once`:

@@ -1,7 +1,8 @@
 import { carrierKeys } from '@ambient/correlation';
 import { errors } from './errors.js';
 
-const carried: readonly string[] = Object.values(carrierKeys);
+/** The carrier's attribute names, in the order they take the room SQS's limit leaves: the chain's ids first. */
+export const carried: readonly string[] = Object.values(carrierKeys);
 
 /**
  * `MessageAttributeNames` for `ReceiveMessageCommand`, and sqs-consumer's `messageAttributeNames` option: the

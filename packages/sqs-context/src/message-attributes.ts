@@ -1,5 +1,6 @@
-import { carrierKeys, contextCarrier } from '@ambient/correlation';
+import { contextCarrier } from '@ambient/correlation';
 import { errors, warnings } from './errors.js';
+import { carried } from './message-attribute-names.js';
 
 /** One SQS message attribute, as `@aws-sdk/client-sqs` types it (`MessageAttributeValue`). */
 export interface MessageAttributeValueLike {
@@ -16,13 +17,10 @@ export type MessageAttributesLike = Record<string, MessageAttributeValueLike>;
 /** SQS refuses a message with more message attributes than this (system attributes do not count). */
 const maxMessageAttributes = 10;
 
-/** The carrier's keys, in the order they get the room left: the chain's ids before the trace's. */
-const carried = [carrierKeys.requestId, carrierKeys.correlationId, carrierKeys.traceParent, carrierKeys.traceState];
-
 /**
  * The lists of ids already warned about. A message that is too full is so on every send from the same place,
  * so a warning per message would flood the log with one line; `once` for the process would hide a second place
- * that loses more (the chain's ids, where the first lost only tracestate). At most 15 distinct lists.
+ * that loses more (the chain's ids, where the first lost only tracestate). The lists are few: subsets of four keys.
  */
 const warned = new Set<string>();
 

@@ -1,4 +1,5 @@
-import { carrierKeys, type ContextCarrier } from '@ambient/correlation';
+import type { ContextCarrier } from '@ambient/correlation';
+import { carried } from './message-attribute-names.js';
 
 /** The parts of an SQS message read here, each of them untrusted: it came from whoever could send. */
 export interface MessageFields {
@@ -6,8 +7,6 @@ export interface MessageFields {
   id?: string;
   attempt?: number;
 }
-
-const carried: readonly string[] = Object.values(carrierKeys);
 
 /** ApproximateReceiveCount as SQS writes it: a positive decimal integer. */
 const receiveCount = /^[1-9][0-9]{0,8}$/;
