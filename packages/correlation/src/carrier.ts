@@ -58,9 +58,6 @@ export interface CarrierFields {
 const kRead = sharedState('@ambient/correlation.read-carrier', () => Symbol('ambient.readCarrier'));
 const readPrototype: object = Object.freeze(Object.create(Object.prototype, { [kRead]: { value: true } }) as object);
 
-/** The keys a carrier is read by, in the order their fields are checked. */
-const keys = [carrierKeys.requestId, carrierKeys.correlationId, carrierKeys.traceParent, carrierKeys.traceState];
-
 /**
  * Reads a carrier that came from outside (another process, another library, a hand-written message) by the
  * rules an incoming HTTP request's headers get: ids must pass `validateId` (default: isValidRequestId), the trace
@@ -71,7 +68,11 @@ const keys = [carrierKeys.requestId, carrierKeys.correlationId, carrierKeys.trac
 export function readCarrier(carrier: unknown, validateId: (id: string) => boolean = isValidRequestId): CarrierFields {
   if (typeof carrier !== 'object' || carrier === null || Array.isArray(carrier)) return {};
   if ((carrier as Record<symbol, unknown>)[kRead] === true) return carrier;
-  const [requestId, correlationId, traceParent, traceState] = keys.map((key) => textAt(carrier, key));
+  // Four calls, not a map over `keys`: the array and its closure cost more than the rest of the read.
+  const requestId = textAt(carrier, carrierKeys.requestId);
+  const correlationId = textAt(carrier, carrierKeys.correlationId);
+  const traceParent = textAt(carrier, carrierKeys.traceParent);
+  const traceState = textAt(carrier, carrierKeys.traceState);
   const fields: { -readonly [K in keyof CarrierFields]: CarrierFields[K] } = Object.create(readPrototype) as object;
   if (requestId !== undefined && safely(validateId, requestId)) fields.causationId = requestId;
   // The first hop's correlation id is the producer's own request id: the same text, already checked.
