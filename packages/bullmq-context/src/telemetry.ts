@@ -4,6 +4,7 @@ import { isValidRequestId, type JobRun } from '@ambient/correlation';
 import {
   openRun,
   registeredOpenTelemetry,
+  RemoteSpan,
   type OtelContext,
   type OtelSpan,
   type OtelSpanContext,
@@ -24,7 +25,6 @@ import type {
 } from 'bullmq';
 import { errors } from './errors.js';
 import { metadataForNewJob, metadataForRetry, noMetadata, readMetadata, type InboundJob } from './metadata.js';
-import { RemoteSpan } from './remote-span.js';
 
 export interface BullmqTelemetryOptions {
   /**

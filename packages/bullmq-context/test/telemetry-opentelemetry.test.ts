@@ -6,7 +6,6 @@ import { AmbientContextManager } from '@ambient/opentelemetry-context';
 import { requestContext } from '@ambient/core';
 import { bullmqTelemetry, type BullmqContext } from '@ambient/bullmq-context';
 import type { Telemetry } from 'bullmq';
-import { RemoteSpan } from '../src/remote-span.js';
 
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 const spanId = '00f067aa0ba902b7';
@@ -177,17 +176,5 @@ describe('bullmqTelemetry() with OpenTelemetry', () => {
     expect(seen).toBe(traceId);
     expect(exporter.getFinishedSpans()).toEqual([]);
     expect(context.active()).toBe(ROOT_CONTEXT);
-  });
-});
-
-describe('RemoteSpan', () => {
-  it('names a remote parent and records nothing, as the API non-recording span does', () => {
-    const parent = { traceId, spanId, traceFlags: 1, isRemote: true };
-    const span = new RemoteSpan(parent);
-    expect(span.spanContext()).toBe(parent);
-    expect(span.isRecording()).toBe(false);
-    expect(span.setAttribute('a', 1).setAttributes({ b: 2 }).addEvent('e').setStatus({ code: 2 })).toBe(span);
-    expect(span.recordException(new Error('ignored'))).toBeUndefined();
-    expect(span.end()).toBeUndefined();
   });
 });

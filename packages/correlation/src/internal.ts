@@ -26,3 +26,5 @@ export {
 export { openRun } from './run-job.js';
 /** @internal */
 export { textOf } from './carrier.js';
+/** @internal */
+export { RemoteSpan } from './remote-span.js';

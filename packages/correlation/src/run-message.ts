@@ -1,6 +1,7 @@
 import { rules, type OptionShape } from '@ambient/core/internal';
 import { readCarrier } from './carrier.js';
-import { registeredOpenTelemetry, type OtelSpan, type OtelSpanContext } from './opentelemetry-globals.js';
+import { registeredOpenTelemetry, type OtelSpan } from './opentelemetry-globals.js';
+import { RemoteSpan } from './remote-span.js';
 import { openRun, type JobRun } from './run-job.js';
 import type { TraceParent } from './trace-context.js';
 
@@ -81,7 +82,14 @@ function spanToEnter(parent: TraceParent): EnterSpan | undefined {
   const otel = registeredOpenTelemetry();
   if (otel === undefined) return undefined;
   const active = otel.spanOf(otel.active());
-  const span = isConsumerSpanOf(active, parent) ? active : new RemoteParent(parent);
+  const span = isConsumerSpanOf(active, parent)
+    ? active
+    : new RemoteSpan({
+        traceId: parent.traceId,
+        spanId: parent.parentId,
+        traceFlags: Number.parseInt(parent.traceFlags, 16),
+        isRemote: true,
+      });
   // Inside the run the active context is the root's (AmbientContextManager) or still the caller's (a manager of
   // its own): either way, with this span on it.
   return (fn) => otel.with(otel.withSpan(otel.active(), span), fn);
@@ -96,43 +104,10 @@ function spanToEnter(parent: TraceParent): EnterSpan | undefined {
  */
 function isConsumerSpanOf(span: unknown, parent: TraceParent): span is OtelSpan {
   if (typeof (span as OtelSpan | undefined)?.spanContext !== 'function') return false;
-  const { parentSpanContext, parentSpanId } = span as { parentSpanContext?: { spanId?: unknown }; parentSpanId?: unknown };
+  const { parentSpanContext, parentSpanId } = span as {
+    parentSpanContext?: { spanId?: unknown };
+    parentSpanId?: unknown;
+  };
   const parentId = parentSpanContext?.spanId ?? parentSpanId;
   return (span as OtelSpan).spanContext().traceId === parent.traceId && parentId === parent.parentId;
-}
-
-/**
- * The publisher's span, known only by its traceparent: a non-recording span, as OpenTelemetry's API wraps a
- * remote span context. Its tracestate is left out: the SDK reads a parent's as an object, not as text.
- */
-class RemoteParent implements OtelSpan {
-  readonly #context: OtelSpanContext;
-  constructor(parent: TraceParent) {
-    this.#context = {
-      traceId: parent.traceId,
-      spanId: parent.parentId,
-      traceFlags: Number.parseInt(parent.traceFlags, 16),
-      isRemote: true,
-    };
-  }
-  spanContext(): OtelSpanContext {
-    return this.#context;
-  }
-  setAttribute(): this {
-    return this;
-  }
-  setAttributes(): this {
-    return this;
-  }
-  addEvent(): this {
-    return this;
-  }
-  recordException(): void {}
-  setStatus(): this {
-    return this;
-  }
-  end(): void {}
-  isRecording(): boolean {
-    return false;
-  }
 }

@@ -1,6 +1,9 @@
-import type { OtelSpan, OtelSpanContext } from '@ambient/correlation/internal';
+import type { OtelSpan, OtelSpanContext } from './opentelemetry-globals.js';
 
-/** A span that only names a remote parent, as the API's NonRecordingSpan does: for a producer's traceparent. */
+/**
+ * A span that only names a remote parent, as the API's NonRecordingSpan does: for a producer's traceparent. Its
+ * tracestate is left out: the SDK reads a parent's as an object, not as text.
+ */
 export class RemoteSpan implements OtelSpan {
   readonly #spanContext: OtelSpanContext;
 
