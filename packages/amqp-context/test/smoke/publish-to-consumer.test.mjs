@@ -5,15 +5,17 @@
 // its chain; a consumer with `link: true` keeps the chain and drops the trace; a handler that rejects stays its
 // own.
 import assert from 'node:assert/strict';
-import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import http from 'node:http';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
+import {
+  forkConsumer,
+  readLogLines,
+  requestHeaders,
+  serve,
+  tempLogFile,
+} from '../../../../scripts/consumer-process.mjs';
 import { serviceSkip } from '../../../../scripts/services.mjs';
 
 const require = createRequire(import.meta.url);
@@ -31,21 +33,16 @@ for (const amqplib of ['amqplib', 'amqplib010']) {
     const { requestContext } = require('@ambient/core');
     const queue = `ambient-e2e-${randomUUID()}`;
     const linkQueue = `${queue}-link`;
-    const logFile = join(mkdtempSync(join(tmpdir(), 'ambient-amqp-')), 'consumer.log');
+    const logFile = tempLogFile('amqp');
     const connection = await amqp.connect('amqp://guest:guest@127.0.0.1:5672');
     const channel = await connection.createChannel();
     await channel.assertQueue(queue, { durable: false });
-    const consumer = fork(new URL('./fixtures/consumer.mjs', import.meta.url), {
-      env: { ...process.env, QUEUE: queue, LINK_QUEUE: linkQueue, LOG_FILE: logFile, AMQPLIB: amqplib },
+    const consumer = await forkConsumer(new URL('./fixtures/consumer.mjs', import.meta.url), {
+      QUEUE: queue,
+      LINK_QUEUE: linkQueue,
+      LOG_FILE: logFile,
+      AMQPLIB: amqplib,
     });
-    const handled = [];
-    let expected = Infinity;
-    let allHandled;
-    const done = new Promise((resolve) => (allHandled = resolve));
-    consumer.on('message', (message) => {
-      if (message?.handled !== undefined && handled.push(message.handled) >= expected) allHandled();
-    });
-    await once(consumer, 'message');
 
     const express = require('express');
     const { expressContext } = require('@ambient/express-context');
@@ -61,25 +58,11 @@ for (const amqplib of ['amqplib', 'amqplib010']) {
       );
       res.json(body);
     });
-    const server = http.createServer(app).listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const post = (body, headers = {}) =>
-      fetch(`http://127.0.0.1:${server.address().port}/publish`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(body),
-      }).then((response) => response.json());
+    const server = await serve(app);
+    const post = (body, headers) => server.post('/publish', body, headers);
     try {
       const requests = await Promise.all(
-        Array.from({ length: 200 }, (_, n) =>
-          post(
-            { n },
-            {
-              traceparent: `00-${traceId}-${String(n + 1).padStart(16, '0')}-01`,
-              ...(n % 2 === 0 ? { 'x-correlation-id': `chain-${n}` } : {}),
-            },
-          ),
-        ),
+        Array.from({ length: 200 }, (_, n) => post({ n }, requestHeaders(n, traceId))),
       );
       const nacked = await post({ kind: 'nack-once', nackFirst: true });
       const chainTrace = `00-${traceId}-00000000000000aa-01`;
@@ -92,15 +75,9 @@ for (const amqplib of ['amqplib', 'amqplib010']) {
         headers: { 'x-request-id': '<script>alert(1)</script>', traceparent: 'nonsense', 'x-correlation-id': 'a b' },
       });
       // 200, nack-once, plain, garbage, chain, chained, link, and the rejection of `fails`.
-      expected = 207;
-      if (handled.length >= expected) allHandled();
-      await done;
-      consumer.send('stop');
-      await once(consumer, 'exit');
-      const lines = readFileSync(logFile, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line));
+      await consumer.handled(207);
+      await consumer.stop();
+      const lines = readLogLines(logFile);
       const handling = lines.filter((line) => line.msg === 'handling');
 
       await t.test('200 concurrent requests: each message handled once, as its own run of its request', () => {

@@ -6,15 +6,17 @@
 // causationId, its correlationId and trace; records of a plain producer, with no or garbage headers, start fresh
 // chains, and nothing of the garbage is logged; a handler's rejection reaches the consumer's loop as it is.
 import assert from 'node:assert/strict';
-import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import http from 'node:http';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
+import {
+  forkConsumer,
+  readLogLines,
+  requestHeaders,
+  serve,
+  tempLogFile,
+} from '../../../../scripts/consumer-process.mjs';
 
 const require = createRequire(import.meta.url);
 const uuidv7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -28,19 +30,9 @@ test('request -> record -> consumer process', { timeout: 120_000 }, async (t) =>
   const { messageHeaders } = require('@ambient/kafka-context');
   const { encode } = require('./fixtures/kafkajs-records.cjs');
   const topic = `ambient-e2e-${randomUUID()}`;
-  const logFile = join(mkdtempSync(join(tmpdir(), 'ambient-kafka-')), 'consumer.log');
-  const consumer = fork(new URL('./fixtures/consumer.mjs', import.meta.url), {
-    env: { ...process.env, LOG_FILE: logFile },
-  });
-  t.after(() => consumer.connected && consumer.kill());
-  const handled = [];
-  let expected = Infinity;
-  let allHandled;
-  const done = new Promise((resolve) => (allHandled = resolve));
-  consumer.on('message', (message) => {
-    if (message?.handled !== undefined && handled.push(message) >= expected) allHandled();
-  });
-  await once(consumer, 'message'); // ready
+  const logFile = tempLogFile('kafka');
+  const consumer = await forkConsumer(new URL('./fixtures/consumer.mjs', import.meta.url), { LOG_FILE: logFile });
+  t.after(() => consumer.child.connected && consumer.child.kill());
 
   // What producer.send would hand to the broker, by partition.
   const outbox = Array.from({ length: partitions }, () => []);
@@ -55,27 +47,11 @@ test('request -> record -> consumer process', { timeout: 120_000 }, async (t) =>
     });
     res.json(body);
   });
-  const server = http.createServer(app).listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.after(() => server.close());
-  const post = (body, headers = {}) =>
-    fetch(`http://127.0.0.1:${server.address().port}/produce`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    }).then((response) => response.json());
+  const server = await serve(app);
+  t.after(server.close);
+  const post = (body, headers) => server.post('/produce', body, headers);
 
-  const requests = await Promise.all(
-    Array.from({ length: 200 }, (_, n) =>
-      post(
-        { n },
-        {
-          traceparent: `00-${traceId}-${String(n + 1).padStart(16, '0')}-01`,
-          ...(n % 2 === 0 ? { 'x-correlation-id': `chain-${n}` } : {}),
-        },
-      ),
-    ),
-  );
+  const requests = await Promise.all(Array.from({ length: 200 }, (_, n) => post({ n }, requestHeaders(n, traceId))));
   const failing = await post({ kind: 'fails', partition: 3 });
   // A plain producer, outside any request: no headers, and garbage ones (kafkajs encodes arrays as repeated keys).
   outbox[1].push({ value: JSON.stringify({ kind: 'plain' }) });
@@ -88,21 +64,16 @@ test('request -> record -> consumer process', { timeout: 120_000 }, async (t) =>
       tracestate: Buffer.from([0xff, 0xfe, 0x3c]),
     },
   });
-  expected = 203;
   // Batches of up to 8 records, as a fetch returns a partition's records in batches.
   for (const [partition, messages] of outbox.entries()) {
     for (let at = 0; at < messages.length; at += 8) {
       const bytes = (await encode(messages.slice(at, at + 8))).toString('base64');
-      consumer.send({ topic, partition, bytes });
+      consumer.child.send({ topic, partition, bytes });
     }
   }
-  await done;
-  consumer.send('stop');
-  await once(consumer, 'exit');
-  const lines = readFileSync(logFile, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
+  await consumer.handled(203);
+  await consumer.stop();
+  const lines = readLogLines(logFile);
   const handling = lines.filter((line) => line.msg === 'handling');
 
   await t.test('200 concurrent requests: each record handled once, as its own run of its request', () => {
@@ -141,7 +112,7 @@ test('request -> record -> consumer process', { timeout: 120_000 }, async (t) =>
   await t.test("a handler's rejection reaches the consumer's loop unchanged, after running in its record's run", () => {
     const [run] = handling.filter((line) => line.body.kind === 'fails');
     assert.equal(run.causationId, failing.requestId);
-    const [report] = handled.filter((message) => message.handled === 'fails');
+    const [report] = consumer.reports.filter((message) => message.handled === 'fails');
     assert.deepEqual(report, { handled: 'fails', failed: 'handler failed', sameError: true });
   });
 });

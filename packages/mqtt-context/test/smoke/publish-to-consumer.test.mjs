@@ -9,12 +9,10 @@ import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import http from 'node:http';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
+import { readLogLines, requestHeaders, serve, tempLogFile } from '../../../../scripts/consumer-process.mjs';
 import { serviceSkip } from '../../../../scripts/services.mjs';
 
 const require = createRequire(import.meta.url);
@@ -25,16 +23,13 @@ const uuidv7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 const url = 'mqtt://127.0.0.1:1883';
 
-/** The JSON lines of a log file. */
-const linesOf = (file) =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
-
-/** A consumer process (fixtures/consumer.mjs), and a promise of its first `count` handled messages. */
+/**
+ * A consumer process (fixtures/consumer.mjs), and a promise of its first `count` handled messages. Not
+ * forkConsumer (scripts/consumer-process.mjs): two run at once, each started before the other is ready, and their
+ * stderr is read (the MQTT 3.1.1 warning).
+ */
 function startConsumer(env) {
-  const logFile = join(mkdtempSync(join(tmpdir(), 'ambient-mqtt-')), 'consumer.log');
+  const logFile = tempLogFile('mqtt');
   const child = fork(new URL('./fixtures/consumer.mjs', import.meta.url), {
     env: { ...process.env, LOG_FILE: logFile, MAX_IN_FLIGHT: '10', ...env },
     stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
@@ -93,16 +88,8 @@ test('mqtt 5: request -> message -> consumer process', { skip, timeout: 120_000 
     );
     res.json(body);
   });
-  const server = http.createServer(app).listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const post = async (body, headers = {}) => {
-    const response = await fetch(`http://127.0.0.1:${server.address().port}/publish`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
-    return { ...(await response.json()), header: response.headers.get('x-request-id') };
-  };
+  const server = await serve(app);
+  const post = (body, headers) => server.post('/publish', body, headers);
   try {
     // Retained before anyone subscribes: the consumer gets it on subscribing.
     const retained = await post(
@@ -124,8 +111,7 @@ test('mqtt 5: request -> message -> consumer process', { skip, timeout: 120_000 
         post(
           { n },
           {
-            traceparent: `00-${traceId}-${String(n + 1).padStart(16, '0')}-01`,
-            ...(n % 2 === 0 ? { 'x-correlation-id': `chain-${n}` } : {}),
+            ...requestHeaders(n, traceId),
             ...(n % 3 === 0 ? { 'x-request-id': `client-request-${n}` } : {}),
           },
         ),
@@ -167,7 +153,7 @@ test('mqtt 5: request -> message -> consumer process', { skip, timeout: 120_000 
     await consumer.handledCount(209);
     await v3Consumer.handledCount(2);
     await Promise.all([consumer.stop(), v3Consumer.stop()]);
-    const lines = linesOf(consumer.logFile);
+    const lines = readLogLines(consumer.logFile);
     const handling = lines.filter((line) => line.msg === 'handling');
 
     await t.test('200 concurrent requests: each message handled once, as its own run of its request', () => {
@@ -262,7 +248,7 @@ test('mqtt 5: request -> message -> consumer process', { skip, timeout: 120_000 
       assert.equal(lines.filter((line) => line.msg === 'warning').length, 0);
       assert.doesNotMatch(consumer.stderr(), /WARN_AMBIENT/);
       assert.equal(v3Consumer.stderr().match(/\[WARN_AMBIENT_MQTT_NOT_V5\]/g)?.length, 1);
-      const v3Lines = linesOf(v3Consumer.logFile);
+      const v3Lines = readLogLines(v3Consumer.logFile);
       const warnings = v3Lines.filter((line) => line.msg === 'warning');
       assert.deepEqual(
         warnings.map((line) => line.warningCode),

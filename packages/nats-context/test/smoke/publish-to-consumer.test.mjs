@@ -4,18 +4,20 @@
 // redelivery is a new run of the same chain; a request is answered in the handler's run; messages from a plain
 // client with no or garbage headers start fresh chains; nothing crosses between messages.
 import assert from 'node:assert/strict';
-import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import http from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import express from 'express';
 import { requestContext } from '@ambient/core';
 import { expressContext } from '@ambient/express-context';
 import { messageHeaders } from '@ambient/nats-context';
+import {
+  forkConsumer,
+  readLogLines,
+  requestHeaders,
+  serve,
+  tempLogFile,
+} from '../../../../scripts/consumer-process.mjs';
 import { serviceSkip } from '../../../../scripts/services.mjs';
 import { natsClient } from './fixtures/nats-clients.mjs';
 
@@ -33,7 +35,7 @@ for (const client of ['nats', '@nats-io/transport-node']) {
     const id = randomUUID().replaceAll('-', '');
     const subjects = `ambient.e2e.${id}`;
     const stream = `AMBIENT_E2E_${id}`;
-    const logFile = join(mkdtempSync(join(tmpdir(), 'ambient-nats-')), 'consumer.log');
+    const logFile = tempLogFile('nats');
     const nc = await nats.connect({ servers: '127.0.0.1:4222' });
     const js = nats.jetstream(nc);
     const jsm = await nats.jetstreamManager(nc);
@@ -42,17 +44,12 @@ for (const client of ['nats', '@nats-io/transport-node']) {
       await jsm.streams.delete(stream).catch(() => undefined);
       await nc.close();
     });
-    const consumer = fork(new URL('./fixtures/consumer.mjs', import.meta.url), {
-      env: { ...process.env, CLIENT: client, SUBJECTS: subjects, STREAM: stream, LOG_FILE: logFile },
+    const consumer = await forkConsumer(new URL('./fixtures/consumer.mjs', import.meta.url), {
+      CLIENT: client,
+      SUBJECTS: subjects,
+      STREAM: stream,
+      LOG_FILE: logFile,
     });
-    const handled = [];
-    let expected = Infinity;
-    let allHandled;
-    const done = new Promise((resolve) => (allHandled = resolve));
-    consumer.on('message', (message) => {
-      if (message?.handled !== undefined && handled.push(message.handled) >= expected) allHandled();
-    });
-    await once(consumer, 'message');
 
     const app = express();
     app.use(expressContext());
@@ -72,26 +69,10 @@ for (const client of ['nats', '@nats-io/transport-node']) {
       const replyHeaders = Object.fromEntries([...reply.headers].map(([key, [value]]) => [key, value]));
       res.json({ requestId: requestContext.get('requestId'), reply: reply.json(), replyHeaders });
     });
-    const server = http.createServer(app).listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    t.after(() => server.close());
-    const post = (path, body, headers = {}) =>
-      fetch(`http://127.0.0.1:${server.address().port}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(body),
-      }).then((response) => response.json());
+    const { post, close } = await serve(app);
+    t.after(close);
     const requests = await Promise.all(
-      Array.from({ length: 200 }, (_, n) =>
-        post(
-          '/publish',
-          { n },
-          {
-            traceparent: `00-${traceId}-${String(n + 1).padStart(16, '0')}-01`,
-            ...(n % 2 === 0 ? { 'x-correlation-id': `chain-${n}` } : {}),
-          },
-        ),
-      ),
+      Array.from({ length: 200 }, (_, n) => post('/publish', { n }, requestHeaders(n, traceId))),
     );
     const nacked = await post('/publish', { kind: 'nak-once' });
     const chainTrace = `00-${traceId}-00000000000000aa-01`;
@@ -106,15 +87,9 @@ for (const client of ['nats', '@nats-io/transport-node']) {
     garbage.append('X-Request-Id', 'said-twice');
     await js.publish(`${subjects}.js.garbage`, encode({ kind: 'garbage' }), { headers: garbage });
     // 200, nak-once, chain, chained, plain, garbage.
-    expected = 205;
-    if (handled.length >= expected) allHandled();
-    await done;
-    consumer.send('stop');
-    await once(consumer, 'exit');
-    const lines = readFileSync(logFile, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line));
+    await consumer.handled(205);
+    await consumer.stop();
+    const lines = readLogLines(logFile);
     const handling = lines.filter((line) => line.msg === 'handling');
 
     await t.test(

@@ -8,15 +8,17 @@
 // and a warning names the ids that did not fit. A raw ReceiveMessage loop gets the ids only when it asks for
 // messageAttributeNames().
 import assert from 'node:assert/strict';
-import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import http from 'node:http';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
+import {
+  forkConsumer,
+  readLogLines,
+  requestHeaders,
+  serve,
+  tempLogFile,
+} from '../../../../scripts/consumer-process.mjs';
 import { strictSqs } from './fixtures/strict-sqs.mjs';
 
 const require = createRequire(import.meta.url);
@@ -60,18 +62,13 @@ test('request -> SQS message -> sqs-consumer process', { timeout: 180_000 }, asy
     if (String(warning.code).startsWith('WARN_AMBIENT_SQS')) warnings.push(warning);
   };
   process.on('warning', onWarning);
-  const logFile = join(mkdtempSync(join(tmpdir(), 'ambient-sqs-')), 'consumer.log');
-  const consumer = fork(new URL('./fixtures/consumer.mjs', import.meta.url), {
-    env: { ...process.env, ENDPOINT: strict.endpoint, QUEUE: queue, QUEUE_URL: queueUrl, LOG_FILE: logFile },
+  const logFile = tempLogFile('sqs');
+  const consumer = await forkConsumer(new URL('./fixtures/consumer.mjs', import.meta.url), {
+    ENDPOINT: strict.endpoint,
+    QUEUE: queue,
+    QUEUE_URL: queueUrl,
+    LOG_FILE: logFile,
   });
-  const handled = [];
-  let expected = Infinity;
-  let allHandled;
-  const done = new Promise((resolve) => (allHandled = resolve));
-  consumer.on('message', (message) => {
-    if (message?.handled !== undefined && handled.push(message.handled) >= expected) allHandled();
-  });
-  await once(consumer, 'message');
 
   const express = require('express');
   const { expressContext } = require('@ambient/express-context');
@@ -93,31 +90,12 @@ test('request -> SQS message -> sqs-consumer process', { timeout: 180_000 }, asy
       next(error);
     }
   });
-  const server = http.createServer(app).listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const post = async (body, headers = {}) => {
-    const response = await fetch(`http://127.0.0.1:${server.address().port}/send`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
-    assert.equal(response.status, 200);
-    return { ...(await response.json()), header: response.headers.get('x-request-id') };
-  };
+  const server = await serve(app, { onResponse: (response) => assert.equal(response.status, 200) });
+  const post = (body, headers) => server.post('/send', body, headers);
   try {
-    const requests = await Promise.all(
-      Array.from({ length: 200 }, (_, n) =>
-        post(
-          { n },
-          {
-            traceparent: `00-${traceId}-${String(n + 1).padStart(16, '0')}-01`,
-            ...(n % 2 === 0 ? { 'x-correlation-id': `chain-${n}` } : {}),
-          },
-        ),
-      ),
-    );
+    const requests = await Promise.all(Array.from({ length: 200 }, (_, n) => post({ n }, requestHeaders(n, traceId))));
     // Started now, with 200 messages waiting: each receive is full, 10 runs at once.
-    consumer.send('start');
+    consumer.child.send('start');
     const trace = (span) => ({ traceparent: `00-${traceId}-${span}-01` });
     const retried = await post({ kind: 'fails-once' }, { ...trace('00000000000000a1'), 'x-correlation-id': 'retry' });
     const chain = await post({ kind: 'chain' }, { ...trace('00000000000000a2'), 'x-correlation-id': 'chain-of-two' });
@@ -138,15 +116,9 @@ test('request -> SQS message -> sqs-consumer process', { timeout: 180_000 }, asy
       }),
     );
     // 200, fails-once (acked on its second attempt), chain, chained, own-8, own-10, plain, garbage.
-    expected = 207;
-    if (handled.length >= expected) allHandled();
-    await done;
-    consumer.send('stop');
-    await once(consumer, 'exit');
-    const lines = readFileSync(logFile, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line));
+    await consumer.handled(207);
+    await consumer.stop();
+    const lines = readLogLines(logFile);
     const handling = lines.filter((line) => line.msg === 'handling');
 
     await t.test(
@@ -291,7 +263,7 @@ test('request -> SQS message -> sqs-consumer process', { timeout: 180_000 }, asy
     });
   } finally {
     process.off('warning', onWarning);
-    if (consumer.exitCode === null) consumer.kill();
+    if (consumer.child.exitCode === null) consumer.child.kill();
     server.close();
     sqs.destroy();
     strict.close();
