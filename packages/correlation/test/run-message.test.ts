@@ -2,7 +2,7 @@
 // run them with the real OpenTelemetry SDK; here, OpenTelemetry's global registry holds a context manager of a
 // few lines, so that what runMessage makes active can be read as it is.
 import { requestContext } from '@ambient/core';
-import { contextCarrier } from '@ambient/correlation';
+import { contextCarrier, type JobRun } from '@ambient/correlation';
 import { messageRun, messageRunOptionShape, runMessage, type OtelSpan } from '@ambient/correlation/internal';
 
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -90,7 +90,7 @@ describe('runMessage(run, fn) with OpenTelemetry registered', () => {
     spanContext: () => ({ ...context, traceFlags: 1 }),
     parentSpanContext: parent === undefined ? undefined : { spanId: parent },
   });
-  const activeInRun = (span: unknown, run = { name: 'm', system: 'test', carrier }) =>
+  const activeInRun = (span: unknown, run: JobRun = { name: 'm', system: 'test', carrier }) =>
     manager.with(active.setValue(kSpan, span), () => runMessage({ ...run }, () => active.getValue(kSpan) as OtelSpan));
 
   it('keeps the consumer span an instrumentation made for the message: a child of the span its traceparent names', () => {
@@ -122,7 +122,7 @@ describe('runMessage(run, fn) with OpenTelemetry registered', () => {
   it('enters no span for a message with no trace, or a run with link', () => {
     const other = spanOf({ traceId: 'f'.repeat(32), spanId: 'a'.repeat(16) });
     expect(activeInRun(other, { name: 'm', system: 'test', carrier: { 'x-request-id': 'req-1' } })).toBe(other);
-    expect(activeInRun(other, { name: 'm', system: 'test', carrier, link: true } as never)).toBe(other);
+    expect(activeInRun(other, { name: 'm', system: 'test', carrier, link: true })).toBe(other);
   });
 
   it('opens the run from the root, with the message as causation', () => {

@@ -34,7 +34,7 @@ test("eachMessage keeps the handler's payload type and result, and fits consumer
   };
   expect(config).type.toBe<ConsumerRunConfig>();
   expect(eachMessage).type.not.toBeCallableWith(async () => undefined, { name: 42 });
-  expect(eachMessage).type.not.toBeCallableWith(async () => undefined, { queue: 'orders' });
+  expect(eachMessage).type.not.toBeCallableWith(async () => undefined, { groupId: 'orders' });
   expect(eachMessage).type.not.toBeCallableWith(async (payload: { topic: number }) => payload);
 });
 
