@@ -4,12 +4,12 @@
 // and eachBatch, messageHeaders in producer.send) must compile against them, and each of its misuses must not.
 // The payload shapes confluent delivers at run time are tested in kafka.test.ts, from its source.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { installTool } from '../../../../scripts/install-tool.mjs';
 
 const require = createRequire(import.meta.url);
 const ts = require('typescript');
@@ -19,12 +19,8 @@ const tool = join(root, 'tools', 'confluent-kafka');
 const confluent = join(tool, 'node_modules', '@confluentinc', 'kafka-javascript');
 
 test("eachMessage and messageHeaders fit confluent's KafkaJS API types", { timeout: 180_000 }, () => {
-  if (!existsSync(join(confluent, 'index.d.ts'))) {
-    const install = spawnSync('npm', ['ci', '--ignore-scripts', '--prefix', tool, '--no-audit', '--no-fund'], {
-      encoding: 'utf8',
-    });
-    assert.equal(install.status, 0, install.stderr);
-  }
+  const installed = () => existsSync(join(confluent, 'index.d.ts'));
+  assert.equal(installTool(tool, installed, ['--ignore-scripts']), 0, 'npm ci in tools/confluent-kafka failed');
   // test/confluent/tsconfig.json maps the module to tools/confluent-kafka; the editor and eslint read it too.
   const configFile = join(here, '..', 'confluent', 'tsconfig.json');
   const { config } = ts.readConfigFile(configFile, ts.sys.readFile);
