@@ -35,13 +35,22 @@ async function startServer(propagator) {
     new Promise((resolve, reject) =>
       client.Say({ text }, metadata, (error, reply) => (error ? reject(error) : resolve(reply))),
     );
+  let stopped;
   return {
     lines,
     say,
-    async stop() {
-      client.close();
-      child.send('stop');
-      await once(child, 'exit');
+    /**
+     * Stops the server and resolves once all it printed has arrived: a reply can come back over TCP before the
+     * line the handler printed first has crossed the stdout pipe. Once, however often it is called.
+     */
+    stop() {
+      stopped ??= (async () => {
+        const ended = Promise.all([once(child, 'exit'), once(child.stdout, 'end')]);
+        client.close();
+        child.send('stop');
+        await ended;
+      })();
+      return stopped;
     },
   };
 }
@@ -66,6 +75,7 @@ test('a gRPC handler runs in a scope of its own, caused by the calling request, 
       metadata.set('baggage', baggage);
       await server.say(text, metadata);
     }
+    await server.stop();
     const lines = server.lines;
     assert.equal(lines.length, 53);
     for (let i = 0; i < 50; i++) {
@@ -91,6 +101,7 @@ test('without correlationPropagator on the server, its handler has no scope', as
   const server = await startServer('plain');
   try {
     await requestContext.run({ requestId: 'req-plain', correlationId: 'chain-plain' }, () => server.say('plain'));
+    await server.stop();
     assert.deepEqual(server.lines, [{ text: 'plain' }]);
   } finally {
     await server.stop();
