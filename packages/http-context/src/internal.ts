@@ -7,4 +7,10 @@
 /** @internal */
 export { createRequestPolicy, type RequestPolicy, type OutgoingPolicy } from './options.js';
 /** @internal */
-export { requestIdFor, runInRequestScope, type RequestScopeOptions } from './request-scope.js';
+export {
+  requestIdFor,
+  requestValuesFor,
+  runInFetchRequestScope,
+  runInRequestScope,
+  type RequestScopeOptions,
+} from './request-scope.js';

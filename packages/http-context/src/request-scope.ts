@@ -19,13 +19,19 @@ function validOrNew(incoming: string | undefined, policy: RequestPolicy): string
 }
 
 /**
- * The values a request's scope starts with: its request id (incoming and valid, or new), the correlation id of
- * the chain it belongs to (`x-correlation-id`, by the same rule as request ids), and its trace.
+ * The values a request's scope starts with, from its raw headers (`req.rawHeaders`' name, value, name, ... list):
+ * its request id (incoming and valid, or new), the correlation id of the chain it belongs to (`x-correlation-id`,
+ * by the same rule as request ids), and its trace. For doors that open their own scope (a WebSocket upgrade, a
+ * fetch-style Request).
  */
-function requestValues(req: IncomingMessage, policy: RequestPolicy, requestId?: string): RequestStore {
+export function requestValuesFor(
+  rawHeaders: readonly string[],
+  policy: RequestPolicy,
+  requestId?: string,
+): RequestStore {
   // With an id already chosen (fastify's), only the correlation id and the trace are looked for.
   const incoming = readIncoming(
-    req.rawHeaders,
+    rawHeaders,
     requestId === undefined ? policy.incomingHeader : undefined,
     policy.correlation,
     policy.traceContext,
@@ -172,7 +178,7 @@ export function runInRequestScope<R>(
   fn: () => R,
   options?: RequestScopeOptions,
 ): R {
-  const values = requestValues(req, policy, options?.requestId);
+  const values = requestValuesFor(req.rawHeaders, policy, options?.requestId);
   const echoHeader = policy.echoHeader;
   if (echoHeader !== undefined) {
     const headerTarget = options?.headerTarget;
@@ -205,4 +211,23 @@ function followed<R>(
     probe.requestOpened(req, res, requestId);
     return fn();
   };
+}
+
+/**
+ * Runs `fn(requestId)` in a new requestContext scope for a fetch-style request, known only by its WHATWG
+ * `Headers` (a Hono app called through `app.request()`, or served by a runtime without node:http). The rules are
+ * the same, with two differences: `Headers` joins a header sent twice into one value (which then fails the
+ * request-id and trace rules, as a repeated header does), and there are no `req`/`res` emitters to bind. The
+ * caller echoes the id, on the response it makes.
+ */
+export function runInFetchRequestScope<R>(
+  headers: Iterable<readonly [string, string]>,
+  policy: RequestPolicy,
+  fn: (requestId: string) => R,
+): R {
+  const rawHeaders: string[] = [];
+  for (const [name, value] of headers) rawHeaders.push(name, value);
+  const values = requestValuesFor(rawHeaders, policy);
+  if (policy.propagation === undefined) return requestContext.run(values, fn, values.requestId);
+  return runWithOutgoingPolicy(policy.propagation, () => requestContext.run(values, fn, values.requestId));
 }
