@@ -3,6 +3,8 @@
 //   express | koa | fastify, with `ambient` (the adapter as its README mounts it), `hand-written` (the budgets'
 //     reference, hand-written.mjs) or `echo-only` (the simplest echoing hook, no listener bound; `echo-raw`, the
 //     same on fastify's raw response, for the lab);
+//   hono, on @hono/node-server: `bare` (no context), `hono-own` (Hono's contextStorage() and requestId(), the id
+//     read back with getContext()) or `ambient` (honoContext());
 //   nest-express | nest-fastify, the route as a Nest 12 controller: `bare`, `hand-written`, `nestjs-cls` or
 //     `ambient` (nest-app.mjs);
 //   full-stack, the same route on express 5 with a request id, one pino line (to /dev/null) and one span (the
@@ -70,6 +72,25 @@ const apps = {
     await app.ready();
     return server;
   },
+  async hono(variant) {
+    const { Hono } = await import('hono');
+    const { createAdaptorServer } = await import('@hono/node-server');
+    const app = new Hono();
+    let readId;
+    if (variant === 'ambient') {
+      const { honoContext, requestContext } = await import('@ambient/hono-context');
+      app.use(honoContext());
+      readId = () => requestContext.get('requestId');
+    } else if (variant === 'hono-own') {
+      const { contextStorage, getContext } = await import('hono/context-storage');
+      const { requestId } = await import('hono/request-id');
+      app.use(contextStorage(), requestId());
+      readId = () => getContext().var.requestId;
+    } else if (variant === 'bare') readId = () => undefined;
+    else throw new Error(`unknown hono variant ${variant}`);
+    app.get('/users/:id', async (c) => c.json({ ...(await findUser(c.req.param('id'))), requestId: readId() }));
+    return createAdaptorServer({ fetch: app.fetch });
+  },
   'nest-express': async (variant) => (await import('./nest-app.mjs')).nestServer('express', variant),
   'nest-fastify': async (variant) => (await import('./nest-app.mjs')).nestServer('fastify', variant),
   async 'full-stack'(variant) {
@@ -126,7 +147,7 @@ const apps = {
   },
 };
 
-/** The `node:http` server of `name` (express, koa, fastify, nest-express, nest-fastify, full-stack) and `variant`, not yet listening. */
+/** The `node:http` server of `name` (express, koa, fastify, hono, nest-express, nest-fastify, full-stack) and `variant`, not yet listening. */
 export function appServer(name, variant) {
   if (!Object.hasOwn(apps, name)) throw new Error(`unknown app ${name}`);
   return apps[name](variant);

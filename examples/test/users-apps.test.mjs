@@ -1,4 +1,4 @@
-// The three example apps serve one API and log one way: checked on the in-memory store and on real Redis
+// The four example apps (express, koa, fastify, hono) serve one API and log one way: checked on the in-memory store and on real Redis
 // (127.0.0.1:6379, or REDIS_URL). Without Redis the Redis runs are skipped with a warning, except under
 // CI=true, where a missing Redis fails the run.
 import assert from 'node:assert/strict';
@@ -12,6 +12,8 @@ import { createMemoryStore, createRedisStore, seedUsers } from '@ambient/example
 import { createApp as createExpressApp } from '../express-users/app.mjs';
 import { createApp as createKoaApp } from '../koa-users/app.mjs';
 import { createApp as createFastifyApp } from '../fastify-users/app.mjs';
+import { createApp as createHonoApp } from '../hono-users/app.mjs';
+import { serve } from '@hono/node-server';
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -29,6 +31,12 @@ const frameworks = {
     const app = await createFastifyApp(deps);
     await app.listen({ port: 0, host: '127.0.0.1' });
     return { port: app.server.address().port, close: () => app.close() };
+  },
+  async hono(deps) {
+    const app = createHonoApp(deps);
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+    await once(server, 'listening');
+    return { port: server.address().port, close: () => new Promise((resolve) => server.close(resolve)) };
   },
 };
 

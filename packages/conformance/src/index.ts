@@ -20,6 +20,7 @@ export type { CaseContext, CaseNeed, CaseProfile, CaseSize, CaseTag, Conformance
 export { soakSizes, type SoakSize } from './cases/soak.js';
 export { expressHarness, type ExpressHarnessOptions, type ExpressModule } from './harnesses/express.js';
 export { fastifyHarness, type FastifyHarnessOptions, type FastifyInstanceLike } from './harnesses/fastify.js';
+export { honoHarness, type HonoHarnessOptions, type HonoMiddleware, type HonoModule } from './harnesses/hono.js';
 export { koaHarness, type KoaHarnessOptions, type KoaMiddleware, type KoaModule } from './harnesses/koa.js';
 export { nodeHttpHarness, serveOnLoopback, type NodeHttpHarnessOptions } from './node-http-harness.js';
 export { readersFor, type KeyValueContext } from './readers.js';
