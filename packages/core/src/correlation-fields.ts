@@ -18,6 +18,8 @@ export interface CorrelationFieldNames {
   correlationId?: string | false;
   /** Inside a job run: `{ name, id, system, queue, attempt }`; default `job`. */
   job?: string | false;
+  /** Inside a GraphQL operation: `{ name, type }`; default `operation`. */
+  operation?: string | false;
 }
 
 export type ResolvedFieldNames = { readonly [K in keyof CorrelationFieldNames]-?: string | false };
@@ -29,6 +31,7 @@ const defaults: ResolvedFieldNames = {
   causationId: 'causationId',
   correlationId: 'correlationId',
   job: 'job',
+  operation: 'operation',
 };
 
 const fieldName = rule(
@@ -42,6 +45,7 @@ const fieldNames: OptionShape<CorrelationFieldNames> = {
   causationId: fieldName,
   correlationId: fieldName,
   job: fieldName,
+  operation: fieldName,
 };
 
 /**
@@ -61,6 +65,7 @@ export function resolveFieldNames(
     causationId: given.causationId ?? defaults.causationId,
     correlationId: given.correlationId ?? defaults.correlationId,
     job: given.job ?? defaults.job,
+    operation: given.operation ?? defaults.operation,
   };
 }
 
@@ -121,6 +126,7 @@ export function addLineFields(target: Record<string, unknown>, names: ResolvedFi
     if (scope.causationId !== undefined && line.causationId === undefined) line.causationId = scope.causationId;
     if (scope.correlationId !== undefined && line.correlationId === undefined) line.correlationId = scope.correlationId;
     if (scope.job !== undefined && line.job === undefined) line.job = scope.job;
+    if (scope.operation !== undefined && line.operation === undefined) line.operation = scope.operation;
     return;
   }
   addField(target, names.requestId, requestId);
@@ -129,6 +135,7 @@ export function addLineFields(target: Record<string, unknown>, names: ResolvedFi
   addField(target, names.causationId, scope.causationId);
   addField(target, names.correlationId, scope.correlationId);
   addField(target, names.job, scope.job);
+  addField(target, names.operation, scope.operation);
 }
 
 function addField(target: Record<string, unknown>, name: string | false, value: unknown): void {
@@ -155,5 +162,6 @@ function fieldsOf(
     fields[names.correlationId] = scope.correlationId;
   }
   if (names.job !== false && scope.job !== undefined) fields[names.job] = scope.job;
+  if (names.operation !== false && scope.operation !== undefined) fields[names.operation] = scope.operation;
   return fields;
 }

@@ -3,7 +3,7 @@ import './version-check.js';
 export { Variable, type VariableOptions } from './variable.js';
 export { Snapshot } from './snapshot.js';
 export { createContext, type Context, type ContextOptions } from './context.js';
-export { requestContext, type JobInfo, type RequestStore } from './request-context.js';
+export { requestContext, type JobInfo, type OperationInfo, type RequestStore } from './request-context.js';
 export type { CorrelationFieldNames } from './correlation-fields.js';
 export { runInRoot } from './root.js';
 export { bindEmitter } from './bind-emitter.js';

@@ -47,7 +47,13 @@ import {
   type DiagnosticsProbe,
   type Implementation,
 } from './registry.js';
-import { activeTrace, setTraceSource, type ActiveTrace, type TraceSource } from './request-context.js';
+import {
+  activeTrace,
+  captureRequestScopeWith,
+  setTraceSource,
+  type ActiveTrace,
+  type TraceSource,
+} from './request-context.js';
 import { asyncContextImplementation } from './root.js';
 import { attachValue, captureWith, type AttachedValue } from './variable.js';
 
@@ -63,6 +69,7 @@ export {
   // capturing and entering the values current somewhere
   captureContext,
   captureWith,
+  captureRequestScopeWith,
   runInCapturedContext,
   enterCapturedContext,
   runFromRoot,

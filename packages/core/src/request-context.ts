@@ -1,5 +1,6 @@
+import type { CapturedContext } from './captured-context.js';
 import { ScopedContext, type Context } from './context.js';
-import { sharedState } from './registry.js';
+import { contextSlot, frameWith, sharedState, storage } from './registry.js';
 
 /** What every adapter puts in a request's scope; add your own fields by augmenting this interface. */
 export interface RequestStore {
@@ -17,6 +18,15 @@ export interface RequestStore {
   correlationId?: string;
   /** Inside a job run: what is running. */
   job?: JobInfo;
+  /** Inside a GraphQL operation's execution: which operation it is (never its variables). */
+  operation?: OperationInfo;
+}
+
+/** The GraphQL operation being executed, logged on every line of its resolvers. */
+export interface OperationInfo {
+  /** The operation's name (`query GetUser { … }` is `GetUser`); absent for an anonymous operation. */
+  readonly name?: string;
+  readonly type: 'query' | 'mutation' | 'subscription';
 }
 
 /** What a job run is, logged on every line inside it. */
@@ -110,3 +120,18 @@ export const requestContext: Context<RequestStore> = sharedState(
         'requestContext.run({ requestId }, fn).',
     ),
 );
+
+/**
+ * The values current now, with requestContext's scope replaced by a copy that also holds `values`: what a
+ * traced call (a GraphQL operation's execution) runs in, so that it adds to its request's scope without writing
+ * into it. `undefined` outside any request scope. Nothing is entered.
+ */
+export function captureRequestScopeWith(values: Partial<RequestStore>): CapturedContext | undefined {
+  const frame = storage.getStore();
+  const slot = contextSlot(requestContext) as number;
+  const scope = frame?.[slot] as Partial<RequestStore> | undefined;
+  if (scope === undefined) return undefined;
+  // The same (null) prototype as every scope run() makes, so that the copy reads as its request's scope.
+  const child = Object.assign(Object.create(Object.getPrototypeOf(scope) as object | null) as object, scope, values);
+  return frameWith(frame, slot, child) as unknown as CapturedContext;
+}

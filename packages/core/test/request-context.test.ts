@@ -1,5 +1,10 @@
-import { requestContext } from '@ambient/core';
-import { setTraceSource, type ActiveTrace } from '@ambient/core/internal';
+import { createContext, requestContext } from '@ambient/core';
+import {
+  captureRequestScopeWith,
+  runInCapturedContext,
+  setTraceSource,
+  type ActiveTrace,
+} from '@ambient/core/internal';
 
 describe('setTraceSource: requestContext reports the active span', () => {
   let active: ActiveTrace | undefined;
@@ -63,5 +68,39 @@ describe('setTraceSource: requestContext reports the active span', () => {
     active = { traceId: 't', spanId: 's' };
     setTraceSource(undefined);
     requestContext.run({ requestId: 'r', traceId: 'own' }, () => expect(requestContext.get('traceId')).toBe('own'));
+  });
+});
+
+describe('captureRequestScopeWith: a child of the request scope, for a traced call', () => {
+  const operation = { name: 'GetUser', type: 'query' } as const;
+
+  it('adds values to a copy of the scope, leaving the request scope as it was', () => {
+    requestContext.run({ requestId: 'r', traceId: 't' }, () => {
+      const captured = captureRequestScopeWith({ operation });
+      expect(requestContext.get('operation')).toBeUndefined();
+      runInCapturedContext(captured, () => {
+        expect(requestContext.snapshot()).toEqual({ requestId: 'r', traceId: 't', operation });
+        requestContext.set('causationId', 'inside');
+      });
+      expect(requestContext.snapshot()).toEqual({ requestId: 'r', traceId: 't' });
+    });
+  });
+
+  it('keeps the other contexts and variables current where it was captured', () => {
+    const tenant = createContext<{ tenant: string }>({ name: 'tenants' });
+    tenant.run({ tenant: 'acme' }, () =>
+      requestContext.run({ requestId: 'r' }, () => {
+        const captured = captureRequestScopeWith({ operation });
+        runInCapturedContext(captured, () => {
+          expect(tenant.get('tenant')).toBe('acme');
+          // Null-prototyped like every scope: "toString" is no inherited value.
+          expect(requestContext.get('toString' as never)).toBeUndefined();
+        });
+      }),
+    );
+  });
+
+  it('captures nothing outside any request scope', () => {
+    expect(captureRequestScopeWith({ operation })).toBeUndefined();
   });
 });

@@ -72,6 +72,7 @@ export function correlationLogProcessor(options: CorrelationLogProcessorOptions 
       stamp(names.correlationId, store.correlationId);
       stamp(names.causationId, store.causationId);
       stamp(names.job, store.job);
+      stamp(names.operation, store.operation);
       stamp(names.traceId, trace === undefined ? store.traceId : trace.traceId);
       stamp(names.spanId, trace === undefined ? store.spanId : trace.spanId);
     },
