@@ -2,6 +2,7 @@ import { requestContext } from '@ambient/core';
 import { scopeObject, sharedState, type DiagnosticsProbe } from '@ambient/core/internal';
 import { capabilities } from './capabilities.js';
 import { copiesWatcher } from './copies.js';
+import { watchDataLoader } from './data-loader.js';
 import { watchDriverChannels } from './driver-channels.js';
 import { watchEnterWith } from './enter-with.js';
 import { warnings } from './errors.js';
@@ -38,9 +39,10 @@ const installed = sharedState<{ probe?: DiagnosticsProbe }>('@ambient/diagnostic
  * Switches diagnostics on for this process and reports, each as a process warning with a stable code and to
  * `onReport`: reads that lost their request's context, responses and driver callbacks that ran in another
  * request's, scopes still reachable after their request closed, timers a request left pending, `enterWith`
- * outside any scope, incompatible copies of @ambient/core; and, first, one capability line. Already on, it
- * returns the handle that is on (with options, after a warning that they are not applied). Off (never called,
- * or disabled), Ambient pays one read of an unset field where a report could start.
+ * outside any scope, incompatible copies of @ambient/core, DataLoaders shared between requests (option
+ * `dataLoader`); and, first, one capability line. Already on, it returns the handle that is on (with options,
+ * after a warning that they are not applied). Off (never called, or disabled), Ambient pays one read of an unset
+ * field where a report could start.
  */
 export function enableDiagnostics(options?: DiagnosticsOptions): Diagnostics {
   const resolved = resolveOptions(options);
@@ -91,6 +93,7 @@ export function enableDiagnostics(options?: DiagnosticsOptions): Diagnostics {
     trackTimers(() => requests.timersOfCurrent()),
     watchEnterWith(reporter),
     ...(resolved.drivers ? [watchDriverChannels(reporter)] : []),
+    ...(resolved.dataLoader === undefined ? [] : [watchDataLoader(resolved.dataLoader, reporter)]),
     () => retained.stop(),
   ];
   const replaced = installed.probe;
@@ -123,6 +126,7 @@ const off: DiagnosticsCounts = Object.freeze({
   timers: 0,
   enterWith: 0,
   copies: 0,
+  sharedLoader: 0,
   openRequests: 0,
   retainedNow: 0,
   watched: 0,

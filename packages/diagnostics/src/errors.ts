@@ -101,6 +101,13 @@ export const warnings = defineWarnings({
       `The diagnostics onReport hook threw, and the report was still emitted: ${error} ` +
       `(${readme}#enablediagnosticsoptions).`,
   },
+  sharedLoader: {
+    code: 'WARN_AMBIENT_SHARED_DATALOADER',
+    message: (loader: string, site: string, owner: string, found: string, stack: string) =>
+      `The DataLoader${loader} created at ${site} batched a load of request ${owner} with request ${found}'s, so ` +
+      `its batch function ran in the context of ${found}: create one loader per request, in the function that ` +
+      `builds the GraphQL context (${readme}#acting-on-a-report).\n${stack}`,
+  },
   twoCopies: {
     code: 'WARN_AMBIENT_TWO_COPIES',
     message: (copies: string) =>

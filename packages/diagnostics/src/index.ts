@@ -1,6 +1,7 @@
 import { diagnosticsFromEnvironment, enableDiagnostics } from './diagnostics.js';
 
 export { diagnosticsReport, enableDiagnostics, type Diagnostics } from './diagnostics.js';
+export type { DataLoaderClass } from './data-loader.js';
 export type { DiagnosticsOptions } from './options.js';
 export type { Capabilities, DiagnosticKind, DiagnosticReport, DiagnosticsCounts, PendingTimer } from './reports.js';
 export type { DiagnosticsError, DiagnosticsErrorCode, DiagnosticsWarningCode } from './errors.js';

@@ -1,5 +1,6 @@
 import { readOptions, rule, rules, type OptionShape } from '@ambient/core/internal';
 import { errors, warnings } from './errors.js';
+import type { DataLoaderClass } from './data-loader.js';
 import type { DiagnosticReport } from './reports.js';
 
 export interface DiagnosticsOptions {
@@ -28,9 +29,16 @@ export interface DiagnosticsOptions {
    * turns on mysql2's tracing, which adds to the cost of every query (benchmarks/README.md). Default true.
    */
   drivers?: boolean;
+  /**
+   * The DataLoader class (`import DataLoader from 'dataloader'`, version 2): report a loader shared between
+   * requests, whose batches run one request's loads in another's context, with the place it was created.
+   * Default: not watched.
+   */
+  dataLoader?: DataLoaderClass;
 }
 
-export type ResolvedOptions = Required<Omit<DiagnosticsOptions, 'onReport'>> & Pick<DiagnosticsOptions, 'onReport'>;
+export type ResolvedOptions = Required<Omit<DiagnosticsOptions, 'onReport' | 'dataLoader'>> &
+  Pick<DiagnosticsOptions, 'onReport' | 'dataLoader'>;
 
 const durationRule = rule(
   'a whole number of milliseconds from 0 to 86400000',
@@ -48,6 +56,11 @@ const shape: OptionShape<DiagnosticsOptions> = {
   warnings: rules.boolean,
   onReport: rules.function('(report: DiagnosticReport) => void'),
   drivers: rules.boolean,
+  dataLoader: rule(
+    'the DataLoader class (import DataLoader from "dataloader")',
+    (value): value is DataLoaderClass =>
+      typeof value === 'function' && typeof (value.prototype as { load?: unknown } | undefined)?.load === 'function',
+  ),
 };
 
 export function resolveOptions(options: DiagnosticsOptions | undefined): ResolvedOptions {
@@ -60,6 +73,7 @@ export function resolveOptions(options: DiagnosticsOptions | undefined): Resolve
     warnings: given.warnings ?? true,
     onReport: given.onReport,
     drivers: given.drivers ?? true,
+    dataLoader: given.dataLoader,
   };
 }
 

@@ -1,4 +1,4 @@
-import { callSite } from './call-site.js';
+import { callSite, type CallSite } from './call-site.js';
 import { warnings } from './errors.js';
 import type { ResolvedOptions } from './options.js';
 import type { Capabilities, DiagnosticKind, DiagnosticReport } from './reports.js';
@@ -7,7 +7,15 @@ type Counted = Exclude<DiagnosticKind, 'capabilities'>;
 
 /** Counts every report, and hands it to the process's warnings and to the user's hook. */
 export class Reporter {
-  readonly counts: Record<Counted, number> = { lost: 0, crossed: 0, retained: 0, timers: 0, enterWith: 0, copies: 0 };
+  readonly counts: Record<Counted, number> = {
+    lost: 0,
+    crossed: 0,
+    retained: 0,
+    timers: 0,
+    enterWith: 0,
+    copies: 0,
+    sharedLoader: 0,
+  };
   readonly #options: ResolvedOptions;
   /** Set by disable(): a request still open then, or a finalizer, reports nothing more. */
   stopped = false;
@@ -41,6 +49,19 @@ export class Reporter {
     if (!this.firstAt('crossed', `${place} at ${site}`)) return;
     const code = 'WARN_AMBIENT_CONTEXT_CROSSED';
     this.report({ kind: 'crossed', code, place, site, stack, ownerRequestId, foundRequestId }, { counted: true });
+  }
+
+  /**
+   * A DataLoader created at `created` batched a load of request `owner` with a batch request `found` opened:
+   * reported once for each place a loader is created, counted every time.
+   */
+  sharedLoader(loader: string | undefined, created: CallSite, ownerRequestId: string, foundRequestId: string): void {
+    if (this.stopped) return;
+    this.counts.sharedLoader++;
+    if (!this.firstAt('sharedLoader', created.site)) return;
+    const code = 'WARN_AMBIENT_SHARED_DATALOADER';
+    const { site, stack } = created;
+    this.report({ kind: 'sharedLoader', code, loader, site, stack, ownerRequestId, foundRequestId }, { counted: true });
   }
 
   /** `counted`: the caller has counted it already (a retained scope is counted each time, reported once a route). */
@@ -82,6 +103,14 @@ function emitWarning(report: DiagnosticReport): void {
       );
     case 'enterWith':
       return warnings.rootEnterWith(report.site, report.stack);
+    case 'sharedLoader':
+      return warnings.sharedLoader(
+        report.loader === undefined ? '' : ` "${printable(report.loader)}"`,
+        report.site,
+        printable(report.ownerRequestId),
+        printable(report.foundRequestId),
+        report.stack,
+      );
     case 'copies':
       return warnings.twoCopies(report.copies.map((copy) => `  ${copy.version} at ${copy.path}`).join('\n'));
   }

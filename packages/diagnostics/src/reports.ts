@@ -60,6 +60,19 @@ export type DiagnosticReport =
       readonly stack: string;
     }
   | {
+      readonly kind: 'sharedLoader';
+      readonly code: 'WARN_AMBIENT_SHARED_DATALOADER';
+      /** The loader's `name` option, where it was given one. */
+      readonly loader: string | undefined;
+      /** Where the loader was created (`new DataLoader(…)`): the application's first frame, and the stack from it. */
+      readonly site: string;
+      readonly stack: string;
+      /** The request whose load() joined a batch another request opened. */
+      readonly ownerRequestId: string;
+      /** The request that opened the batch: its scope is the one the batch function runs in. */
+      readonly foundRequestId: string;
+    }
+  | {
       readonly kind: 'copies';
       readonly code: 'WARN_AMBIENT_TWO_COPIES';
       readonly copies: readonly CoreCopy[];
@@ -91,6 +104,7 @@ export interface DiagnosticsCounts {
   readonly timers: number;
   readonly enterWith: number;
   readonly copies: number;
+  readonly sharedLoader: number;
   /** Requests open now. */
   readonly openRequests: number;
   /** Closed requests whose scopes are still reachable past a full collection now. */

@@ -1,4 +1,5 @@
 import { expect, test } from 'tstyche';
+import DataLoader from 'dataloader';
 import {
   enableDiagnostics,
   diagnosticsReport,
@@ -28,6 +29,23 @@ test('a report is told apart by its kind', () => {
       }
       if (report.kind === 'timers')
         expect(report.timers[0]!.kind).type.toBe<'setTimeout' | 'setInterval' | 'setImmediate'>();
+    },
+  });
+});
+
+test('dataLoader takes the DataLoader class, and its report names both requests and the loader', () => {
+  expect(enableDiagnostics({ dataLoader: DataLoader })).type.toBe<Diagnostics>();
+  expect(enableDiagnostics).type.not.toBeCallableWith({
+    dataLoader: new DataLoader(async (keys: readonly string[]) => keys),
+  });
+  enableDiagnostics({
+    dataLoader: DataLoader,
+    onReport(report) {
+      if (report.kind === 'sharedLoader') {
+        expect(report.code).type.toBe<'WARN_AMBIENT_SHARED_DATALOADER'>();
+        expect(report.loader).type.toBe<string | undefined>();
+        expect(report.foundRequestId).type.toBe<string>();
+      }
     },
   });
 });
