@@ -67,6 +67,7 @@ module.exports = {
     './packages/fastify-context/src/': { lines: 100, statements: 100, functions: 100, branches: 100 },
     './packages/hono-context/src/': { lines: 100, statements: 100, functions: 100, branches: 100 },
     './packages/graphql-context/src/': { lines: 100, statements: 100, functions: 100, branches: 97 },
+    './packages/ws-context/src/': { lines: 100, statements: 100, functions: 100, branches: 98 },
     './packages/pino-context/src/': { lines: 99, statements: 99, functions: 100, branches: 96 },
     './packages/winston-context/src/': { lines: 99, statements: 99, functions: 100, branches: 95 },
     './packages/bunyan-context/src/': { lines: 99, statements: 99, functions: 100, branches: 95 },

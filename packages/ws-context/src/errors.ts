@@ -1,0 +1,17 @@
+import type { AmbientError } from '@ambient/core';
+import { defineErrors, usageErrorTemplates, type CodesOf } from '@ambient/core/internal';
+
+declare module '@ambient/core' {
+  interface AmbientErrorCodes {
+    ERR_AMBIENT_WS_INVALID_OPTION: true;
+    ERR_AMBIENT_WS_INVALID_ARGUMENT: true;
+  }
+}
+
+/** Every error @ambient/ws-context throws. Match on `error.code`, never on the message. */
+export const errors = defineErrors({
+  ...usageErrorTemplates({ argument: 'ERR_AMBIENT_WS_INVALID_ARGUMENT', option: 'ERR_AMBIENT_WS_INVALID_OPTION' }),
+});
+
+export type WsContextErrorCode = CodesOf<typeof errors>;
+export type WsContextError = AmbientError<WsContextErrorCode>;
