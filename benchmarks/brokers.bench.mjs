@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { als } from './hand-written.mjs';
-import { budget, fixed, freshProcesses, iqr, median, printTable, quantile } from './harness.mjs';
+import { budget, reportMessageCosts } from './harness.mjs';
 
 const require = createRequire(import.meta.url);
 const messages = 20_000;
@@ -127,34 +127,12 @@ async function measure(broker) {
 
 export async function run() {
   for (const broker of brokers) {
-    const ns = {};
-    let carrierBytes;
-    for (const child of freshProcesses(fileURLToPath(import.meta.url), [broker], processes)) {
-      for (const [name, values] of Object.entries(child.ns)) (ns[name] ??= []).push(...values);
-      carrierBytes = child.carrierBytes;
-    }
-    const paired = (a, b) => ns[a].map((value, i) => value - ns[b][i]);
-    printTable(
-      `${broker.toUpperCase()} messages in process, Node ${process.version}: CPU ns a message, median of ${processes} processes x ${rounds} rounds`,
-      [
-        ['', 'ns a message', 'over none (IQR)'],
-        ...Object.keys(ns).map((name) => {
-          const over = paired(name, 'none');
-          return [name, fixed(median(ns[name])), `${fixed(median(over))} (${iqr(over)})`];
-        }),
-      ],
-    );
-    const control = paired('none (A/A)', 'none');
-    console.log(`  A/A, none against itself: ${fixed(median(control))} ns a message (IQR ${iqr(control)})`);
-    const resolved = (values, limit) => quantile(values, 0.25) > limit === quantile(values, 0.75) > limit;
-    const over = paired('ambient', 'hand-written');
-    const judged = process.version.startsWith('v24.');
-    const check = judged ? budget : (text) => console.log(`  (the budget is Node 24's) ${text}`);
-    check(
-      `${broker}: Ambient ${fixed(median(over))} ns a message over the hand-written wrapper (IQR ${iqr(over)}; <= 1,500)`,
-      median(over) <= 1500,
-      !resolved(over, 1500) && 'the IQR spans it',
-    );
+    const [{ carrierBytes }] = reportMessageCosts(fileURLToPath(import.meta.url), broker, {
+      title: `${broker.toUpperCase()} messages in process`,
+      processes,
+      rounds,
+      limitNs: 1500,
+    });
     budget(`${broker}: the carrier adds ${carrierBytes} bytes to a message (<= 256)`, carrierBytes <= 256);
   }
 }

@@ -294,3 +294,41 @@ export function printTable(title, rows) {
     );
   }
 }
+
+/**
+ * The in-process message parts' report (brokers, websocket): `processes` fresh runs of `file measure <name>`,
+ * each `{ ns: { variant: [ns a message, one a round] } }` with the variants `none`, `hand-written`, `ambient` and
+ * `none (A/A)` alternating; prints each variant over `none` and the A/A control, and judges, on Node 24 only,
+ * Ambient's paired difference over the hand-written wrapper against `limitNs`. Returns the children's reports.
+ */
+export function reportMessageCosts(file, name, { title, processes, rounds, limitNs }) {
+  const ns = {};
+  const children = freshProcesses(file, [name], processes);
+  for (const child of children) {
+    for (const [variant, values] of Object.entries(child.ns)) (ns[variant] ??= []).push(...values);
+  }
+  const paired = (a, b) => ns[a].map((value, i) => value - ns[b][i]);
+  printTable(
+    `${title}, Node ${process.version}: CPU ns a message, median of ${processes} processes x ${rounds} rounds`,
+    [
+      ['', 'ns a message', 'over none (IQR)'],
+      ...Object.keys(ns).map((variant) => {
+        const over = paired(variant, 'none');
+        return [variant, fixed(median(ns[variant])), `${fixed(median(over))} (${iqr(over)})`];
+      }),
+    ],
+  );
+  const control = paired('none (A/A)', 'none');
+  console.log(`  A/A, none against itself: ${fixed(median(control))} ns a message (IQR ${iqr(control)})`);
+  const resolved = (values, limit) => quantile(values, 0.25) > limit === quantile(values, 0.75) > limit;
+  const over = paired('ambient', 'hand-written');
+  const check = process.version.startsWith('v24.')
+    ? budget
+    : (text) => console.log(`  (the budget is Node 24's) ${text}`);
+  check(
+    `${name}: Ambient ${fixed(median(over))} ns a message over the hand-written wrapper (IQR ${iqr(over)}; <= ${fixed(limitNs)})`,
+    median(over) <= limitNs,
+    !resolved(over, limitNs) && 'the IQR spans it',
+  );
+  return children;
+}

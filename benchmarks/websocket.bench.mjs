@@ -12,7 +12,7 @@ import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { als } from './hand-written.mjs';
-import { budget, fixed, freshProcesses, iqr, median, printTable, quantile } from './harness.mjs';
+import { reportMessageCosts } from './harness.mjs';
 
 const require = createRequire(import.meta.url);
 const messages = 20_000;
@@ -147,32 +147,12 @@ async function measure(transport) {
 
 export async function run() {
   for (const transport of transports) {
-    const ns = {};
-    for (const child of freshProcesses(fileURLToPath(import.meta.url), [transport], processes)) {
-      for (const [name, values] of Object.entries(child.ns)) (ns[name] ??= []).push(...values);
-    }
-    const paired = (a, b) => ns[a].map((value, i) => value - ns[b][i]);
-    printTable(
-      `${transport} messages in process, Node ${process.version}: CPU ns a message, median of ${processes} processes x ${rounds} rounds`,
-      [
-        ['', 'ns a message', 'over none (IQR)'],
-        ...Object.keys(ns).map((name) => {
-          const over = paired(name, 'none');
-          return [name, fixed(median(ns[name])), `${fixed(median(over))} (${iqr(over)})`];
-        }),
-      ],
-    );
-    const control = paired('none (A/A)', 'none');
-    console.log(`  A/A, none against itself: ${fixed(median(control))} ns a message (IQR ${iqr(control)})`);
-    const resolved = (values, limit) => quantile(values, 0.25) > limit === quantile(values, 0.75) > limit;
-    const over = paired('ambient', 'hand-written');
-    const judged = process.version.startsWith('v24.');
-    const check = judged ? budget : (text) => console.log(`  (the budget is Node 24's) ${text}`);
-    check(
-      `${transport}: Ambient ${fixed(median(over))} ns a message over the hand-written wrapper (IQR ${iqr(over)}; <= 1,000)`,
-      median(over) <= 1000,
-      !resolved(over, 1000) && 'the IQR spans it',
-    );
+    reportMessageCosts(fileURLToPath(import.meta.url), transport, {
+      title: `${transport} messages in process`,
+      processes,
+      rounds,
+      limitNs: 1000,
+    });
   }
 }
 
