@@ -19,6 +19,7 @@ import { bodyParser } from '@koa/bodyparser';
 import {
   expressHarness,
   fastifyHarness,
+  honoHarness,
   koaHarness,
   nodeHttpHarness,
   readersFor,
@@ -27,12 +28,16 @@ import {
 } from '@ambient/conformance';
 import { expressContext, requestContext as expressRequestContext } from '@ambient/express-context';
 import { fastifyContext, requestContext as fastifyRequestContext } from '@ambient/fastify-context';
+import { honoContext, requestContext as honoRequestContext } from '@ambient/hono-context';
 import { httpContext, requestContext as httpRequestContext } from '@ambient/http-context';
 import { koaContext, requestContext as koaRequestContext } from '@ambient/koa-context';
 import express from 'express';
 import express4 from 'express4';
 import fastify from 'fastify';
 import fastify4 from 'fastify4';
+import { createAdaptorServer } from '@hono/node-server';
+import { Hono } from 'hono';
+import { createAdaptorServer as createAdaptorServer1 } from 'hono-node-server1';
 import formbody7 from 'formbody7';
 import Koa from 'koa';
 import Koa2 from 'koa2';
@@ -100,6 +105,18 @@ const harnesses = [
         await app.register(formbodyPlugin);
       },
       ...readersFor(fastifyRequestContext),
+    }),
+  ),
+  ...[
+    ['@hono/node-server 2', createAdaptorServer],
+    ['@hono/node-server 1', createAdaptorServer1],
+  ].map(([name, serve]) =>
+    honoHarness({
+      name: `@ambient/hono-context (hono 4, ${name})`,
+      hono: Hono,
+      createAdaptorServer: serve,
+      contextMiddleware: [honoContext()],
+      ...readersFor(honoRequestContext),
     }),
   ),
 ];

@@ -2,6 +2,7 @@ import { describeConformance, readersFor, honoHarness, type HonoMiddleware } fro
 import { createAdaptorServer } from '@hono/node-server';
 import { createAdaptorServer as createAdaptorServer1 } from 'hono-node-server1';
 import { Hono } from 'hono';
+import { Hono as Hono46 } from 'hono4-6';
 import { honoContext, requestContext } from '@ambient/hono-context';
 
 /** The suite stores its own keys (user, marker) beside requestId; readersFor takes any get/set-by-key store. */
@@ -11,14 +12,16 @@ const readers = readersFor(requestContext);
 // (scripts/node-matrix.mjs does on its Node 24 lines, one for each AsyncLocalStorage implementation).
 const universalProfile = process.env.AMBIENT_CONFORMANCE_SIZE === 'full' ? 'universal' : 'quick';
 
-for (const [name, serve] of [
-  ['@hono/node-server 2', createAdaptorServer],
-  ['@hono/node-server 1', createAdaptorServer1],
+// Hono 4.13 on both majors of @hono/node-server, and the peer range's floor, 4.6, on node-server 1.
+for (const [name, hono, serve] of [
+  ['hono 4.13 on @hono/node-server 2', Hono, createAdaptorServer],
+  ['hono 4.13 on @hono/node-server 1', Hono, createAdaptorServer1],
+  ['hono 4.6 on @hono/node-server 1', Hono46, createAdaptorServer1],
 ] as const) {
   describeConformance(
     honoHarness({
-      name: `hono 4 on ${name} + @ambient/hono-context`,
-      hono: Hono,
+      name: `${name} + @ambient/hono-context`,
+      hono: hono,
       createAdaptorServer: serve as never,
       contextMiddleware: [honoContext() as unknown as HonoMiddleware],
       ...readers,

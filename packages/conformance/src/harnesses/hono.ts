@@ -38,17 +38,18 @@ export interface HonoHarnessOptions extends Omit<ConformanceHarness, 'start' | '
 }
 
 /**
- * A harness serving the suite's app with Hono on `@hono/node-server`: the context middleware, then (placement
- * `after`) a middleware reading JSON and urlencoded bodies with Hono's own `c.req.json()`/`c.req.parseBody()`,
- * then one route for every path, and `app.onError` answering with the suite's error response.
+ * A harness serving the suite's app with Hono on `@hono/node-server`: the context middleware, with a middleware
+ * reading JSON and urlencoded bodies with Hono's own `c.req.json()`/`c.req.parseBody()` before or after it, then
+ * one route for every path, and `app.onError` answering with the suite's error response.
  */
 export function honoHarness(options: HonoHarnessOptions): ConformanceHarness {
   const { hono: Hono, createAdaptorServer, contextMiddleware, ...readers } = options;
   return {
     ...readers,
-    bodyParsers: ['none', 'after'],
+    bodyParsers: ['none', 'before', 'after'],
     start(app, { bodyParser }): Promise<RunningServer> {
       const server = new Hono();
+      if (bodyParser === 'before') server.use('*', parseBody);
       server.use('*', ...contextMiddleware);
       if (bodyParser === 'after') server.use('*', parseBody);
       server.all('*', async (c) => {
