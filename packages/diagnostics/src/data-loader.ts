@@ -56,7 +56,7 @@ export function watchDataLoader(DataLoader: DataLoaderClass, reporter: Reporter)
     const opener = openedBy.get(batch);
     if (opener !== undefined && current !== undefined && opener !== current) {
       const site = created.get(this)?.() ?? unrecorded;
-      reporter.sharedLoader(typeof this.name === 'string' ? this.name : undefined, site, current, opener);
+      reporter.sharedDataLoader(typeof this.name === 'string' ? this.name : undefined, site, current, opener);
     }
     return result;
   };

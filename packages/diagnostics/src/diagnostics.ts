@@ -9,7 +9,7 @@ import { warnings } from './errors.js';
 import { lostContextDetector } from './lost-context.js';
 import { resolveOptions, type DiagnosticsOptions } from './options.js';
 import type { DiagnosticsCounts } from './reports.js';
-import { printable, Reporter } from './reporter.js';
+import { noReports, printable, Reporter } from './reporter.js';
 import { OpenRequests } from './requests.js';
 import { watchResponseEnds } from './response-ends.js';
 import { RetainedScopes } from './retained.js';
@@ -120,13 +120,7 @@ export function enableDiagnostics(options?: DiagnosticsOptions): Diagnostics {
 }
 
 const off: DiagnosticsCounts = Object.freeze({
-  lost: 0,
-  crossed: 0,
-  retained: 0,
-  timers: 0,
-  enterWith: 0,
-  copies: 0,
-  sharedLoader: 0,
+  ...noReports(),
   openRequests: 0,
   retainedNow: 0,
   watched: 0,

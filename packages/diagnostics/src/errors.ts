@@ -101,7 +101,7 @@ export const warnings = defineWarnings({
       `The diagnostics onReport hook threw, and the report was still emitted: ${error} ` +
       `(${readme}#enablediagnosticsoptions).`,
   },
-  sharedLoader: {
+  sharedDataLoader: {
     code: 'WARN_AMBIENT_SHARED_DATALOADER',
     message: (loader: string, site: string, owner: string, found: string, stack: string) =>
       `The DataLoader${loader} created at ${site} batched a load of request ${owner} with request ${found}'s, so ` +

@@ -5,17 +5,14 @@ import type { Capabilities, DiagnosticKind, DiagnosticReport } from './reports.j
 
 type Counted = Exclude<DiagnosticKind, 'capabilities'>;
 
+/** A count of each kind of report, all zero: where a new kind is added. */
+export function noReports(): Record<Counted, number> {
+  return { lost: 0, crossed: 0, retained: 0, timers: 0, enterWith: 0, copies: 0, sharedDataLoader: 0 };
+}
+
 /** Counts every report, and hands it to the process's warnings and to the user's hook. */
 export class Reporter {
-  readonly counts: Record<Counted, number> = {
-    lost: 0,
-    crossed: 0,
-    retained: 0,
-    timers: 0,
-    enterWith: 0,
-    copies: 0,
-    sharedLoader: 0,
-  };
+  readonly counts: Record<Counted, number> = noReports();
   readonly #options: ResolvedOptions;
   /** Set by disable(): a request still open then, or a finalizer, reports nothing more. */
   stopped = false;
@@ -55,13 +52,21 @@ export class Reporter {
    * A DataLoader created at `created` batched a load of request `owner` with a batch request `found` opened:
    * reported once for each place a loader is created, counted every time.
    */
-  sharedLoader(loader: string | undefined, created: CallSite, ownerRequestId: string, foundRequestId: string): void {
+  sharedDataLoader(
+    loader: string | undefined,
+    created: CallSite,
+    ownerRequestId: string,
+    foundRequestId: string,
+  ): void {
     if (this.stopped) return;
-    this.counts.sharedLoader++;
-    if (!this.firstAt('sharedLoader', created.site)) return;
+    this.counts.sharedDataLoader++;
+    if (!this.firstAt('sharedDataLoader', created.site)) return;
     const code = 'WARN_AMBIENT_SHARED_DATALOADER';
     const { site, stack } = created;
-    this.report({ kind: 'sharedLoader', code, loader, site, stack, ownerRequestId, foundRequestId }, { counted: true });
+    this.report(
+      { kind: 'sharedDataLoader', code, loader, site, stack, ownerRequestId, foundRequestId },
+      { counted: true },
+    );
   }
 
   /** `counted`: the caller has counted it already (a retained scope is counted each time, reported once a route). */
@@ -103,8 +108,8 @@ function emitWarning(report: DiagnosticReport): void {
       );
     case 'enterWith':
       return warnings.rootEnterWith(report.site, report.stack);
-    case 'sharedLoader':
-      return warnings.sharedLoader(
+    case 'sharedDataLoader':
+      return warnings.sharedDataLoader(
         report.loader === undefined ? '' : ` "${printable(report.loader)}"`,
         report.site,
         printable(report.ownerRequestId),

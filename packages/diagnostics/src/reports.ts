@@ -60,7 +60,7 @@ export type DiagnosticReport =
       readonly stack: string;
     }
   | {
-      readonly kind: 'sharedLoader';
+      readonly kind: 'sharedDataLoader';
       readonly code: 'WARN_AMBIENT_SHARED_DATALOADER';
       /** The loader's `name` option, where it was given one. */
       readonly loader: string | undefined;
@@ -104,7 +104,7 @@ export interface DiagnosticsCounts {
   readonly timers: number;
   readonly enterWith: number;
   readonly copies: number;
-  readonly sharedLoader: number;
+  readonly sharedDataLoader: number;
   /** Requests open now. */
   readonly openRequests: number;
   /** Closed requests whose scopes are still reachable past a full collection now. */

@@ -19,7 +19,7 @@ const asRequest = <R>(requestId: string, fn: () => R): R => requestContext.run({
 function collecting() {
   const reports: DiagnosticReport[] = [];
   const diagnostics = enableDiagnostics({ warnings: false, onReport: (r) => reports.push(r), dataLoader: DataLoader });
-  const shared = () => reports.filter((r) => r.kind === 'sharedLoader');
+  const shared = () => reports.filter((r) => r.kind === 'sharedDataLoader');
   return { shared, diagnostics };
 }
 
@@ -41,7 +41,7 @@ describe('enableDiagnostics({ dataLoader }): a DataLoader shared between request
     expect(batches).toEqual([{ keys: ['a', 'b'], ranIn: 'req-A' }]);
     expect(shared()).toEqual([
       {
-        kind: 'sharedLoader',
+        kind: 'sharedDataLoader',
         code: 'WARN_AMBIENT_SHARED_DATALOADER',
         loader: 'users',
         site: expect.stringMatching(/data-loader\.test\.ts:\d+:\d+$/),
@@ -53,7 +53,7 @@ describe('enableDiagnostics({ dataLoader }): a DataLoader shared between request
     // The site is `new DataLoader` (in the helper here); the stack goes on to the line that called it.
     expect(shared()[0]?.site).toContain(`data-loader.test.ts:${lineOf('return new DataLoader')}:`);
     expect(shared()[0]?.stack).toContain(`data-loader.test.ts:${lineOf('const users = loader(batches')}:`);
-    expect(diagnostics.report().sharedLoader).toBe(1);
+    expect(diagnostics.report().sharedDataLoader).toBe(1);
   });
 
   it('does not report the clean twin: a loader per request, each batch in its own request', async () => {
@@ -71,7 +71,7 @@ describe('enableDiagnostics({ dataLoader }): a DataLoader shared between request
       { keys: ['b', 'b2'], ranIn: 'req-B' },
     ]);
     expect(shared()).toEqual([]);
-    expect(diagnostics.report().sharedLoader).toBe(0);
+    expect(diagnostics.report().sharedDataLoader).toBe(0);
   });
 
   it('reports a loader created in one request and called from another (a cached context object)', async () => {
@@ -83,7 +83,7 @@ describe('enableDiagnostics({ dataLoader }): a DataLoader shared between request
     await Promise.all([asRequest('req-A', () => kept.load('c')), asRequest('req-B', () => kept.load('d'))]);
     expect(shared()).toEqual([expect.objectContaining({ loader: undefined, ownerRequestId: 'req-B' })]);
     // Reported once for the place the loader was created, counted every time.
-    expect(diagnostics.report().sharedLoader).toBe(2);
+    expect(diagnostics.report().sharedDataLoader).toBe(2);
   });
 
   it('does not report a shared loader whose batches each serve one request, nor loads outside any request', async () => {
@@ -164,7 +164,7 @@ describe('enableDiagnostics({ dataLoader }): a DataLoader shared between request
     expect(LabelledLoader.prototype.name).toBeUndefined();
     const labelled = new LabelledLoader(async (keys) => keys.map((key) => key));
     await Promise.all([asRequest('req-A', () => labelled.load('a')), asRequest('req-B', () => labelled.load('b'))]);
-    expect(reports.filter((r) => r.kind === 'sharedLoader')).toHaveLength(1);
+    expect(reports.filter((r) => r.kind === 'sharedDataLoader')).toHaveLength(1);
     diagnostics.disable();
     expect(Object.getOwnPropertyDescriptor(LabelledLoader.prototype, 'name')).toEqual(own);
     expect(new LabelledLoader(async (keys) => keys).name).toBe('anonymous');

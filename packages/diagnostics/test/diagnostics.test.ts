@@ -92,7 +92,7 @@ describe('enableDiagnostics()', () => {
       timers: 0,
       enterWith: 0,
       copies: 0,
-      sharedLoader: 0,
+      sharedDataLoader: 0,
       openRequests: 0,
       retainedNow: 0,
       watched: 0,

@@ -41,7 +41,7 @@ test('dataLoader takes the DataLoader class, and its report names both requests 
   enableDiagnostics({
     dataLoader: DataLoader,
     onReport(report) {
-      if (report.kind === 'sharedLoader') {
+      if (report.kind === 'sharedDataLoader') {
         expect(report.code).type.toBe<'WARN_AMBIENT_SHARED_DATALOADER'>();
         expect(report.loader).type.toBe<string | undefined>();
         expect(report.foundRequestId).type.toBe<string>();

@@ -60,12 +60,12 @@ export function expectSharedLoaderReported(
   expect(crossed.length).toBeGreaterThan(0);
   expect(reports).toEqual([
     expect.objectContaining({
-      kind: 'sharedLoader',
+      kind: 'sharedDataLoader',
       site: expect.stringMatching(/helpers\/scenario\.ts:\d+:\d+$/),
       ownerRequestId: expect.stringMatching(new RegExp(`^${prefix}-[12]$`)),
       foundRequestId: expect.stringMatching(new RegExp(`^${prefix}-[12]$`)),
     }),
   ]);
-  const [report] = reports as Array<Extract<DiagnosticReport, { kind: 'sharedLoader' }>>;
+  const [report] = reports as Array<Extract<DiagnosticReport, { kind: 'sharedDataLoader' }>>;
   expect(report?.ownerRequestId).not.toBe(report?.foundRequestId);
 }

@@ -94,9 +94,9 @@ export function scenario(options: { shared: boolean }) {
       await sleep(Math.random() * 5);
       return ids.map((id) => ({ id, name: `name of ${id}`, friendId: `${id}-friend` }));
     });
-  const sharedLoader = options.shared ? makeLoader() : undefined;
+  const sharedDataLoader = options.shared ? makeLoader() : undefined;
   /** The host's context function: a loader per request, or the one shared. */
-  const context = (): Context => ({ users: sharedLoader ?? makeLoader() });
+  const context = (): Context => ({ users: sharedDataLoader ?? makeLoader() });
   const resolvers = {
     Query: {
       async user(_: unknown, args: { id: string }, { users }: Context) {
