@@ -4,12 +4,12 @@
 // that caused it and the GraphQL operation it serves.
 import http from 'node:http';
 import DataLoader from 'dataloader';
-import { getOperationAST, subscribe } from 'graphql';
+import { execute, subscribe } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { createPubSub, createSchema, createYoga } from 'graphql-yoga';
 import { Server } from 'socket.io';
 import { WebSocketServer } from 'ws';
-import { runInOperation, yogaOperationPlugin } from '@ambient/graphql-context';
+import { graphqlWsOperations, yogaOperationPlugin } from '@ambient/graphql-context';
 import { httpContext } from '@ambient/http-context';
 import { scopeWebSocketServer, socketIoContext } from '@ambient/ws-context';
 
@@ -71,7 +71,9 @@ export function createApp({ logger }) {
 
   const wss = scopeWebSocketServer(new WebSocketServer({ noServer: true })); // before useServer is given it
   wss.on('connection', () => log.ws.info('subscriber connected'));
-  const graphqlWs = useServer({ schema, subscribe: subscribeInOperation }, wss);
+  // graphql-ws has no operation hook: its execute and subscribe options run each operation, and pull each
+  // subscription event, in the message's scope with the operation added.
+  const graphqlWs = useServer({ schema, ...graphqlWsOperations({ execute, subscribe }) }, wss);
   server.on('upgrade', (req, socket, head) => {
     // socket.io answers its own upgrades on /socket.io/; the rest are not ours.
     if (new URL(req.url, 'http://localhost').pathname !== '/graphql') return;
@@ -94,21 +96,4 @@ export function createApp({ logger }) {
     await io.close(); // closes the http server too
   }
   return { server, close };
-}
-
-// graphql-ws has no operation hook, and graphql 16 computes a subscription's events where graphql-ws pulls them:
-// in the subscribe message's scope, without the operation. Subscribe, and pull every event, in it.
-async function subscribeInOperation(args) {
-  const ast = getOperationAST(args.document, args.operationName);
-  const operation = { name: ast?.name?.value, type: 'subscription' };
-  const events = await runInOperation(operation, subscribe, args);
-  if (!(Symbol.asyncIterator in events)) return events; // errors, as an execution result
-  return {
-    next: () => runInOperation(operation, () => events.next()),
-    return: () => events.return(),
-    throw: (error) => events.throw(error),
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
 }

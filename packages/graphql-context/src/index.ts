@@ -8,4 +8,5 @@ export {
   type MercuriusOperationHook,
   type YogaOperationPlugin,
 } from './hosts.js';
+export { graphqlWsOperations, type GraphQLExecutors } from './graphql-ws.js';
 export type { GraphQLContextError, GraphQLContextErrorCode } from './errors.js';

@@ -3,8 +3,12 @@ import { ApolloServer, type BaseContext } from '@apollo/server';
 import { createSchema, createYoga } from 'graphql-yoga';
 import fastify from 'fastify';
 import mercurius from 'mercurius';
+import { execute, subscribe, type GraphQLSchema } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
 import {
   apolloOperationPlugin,
+  graphqlWsOperations,
   mercuriusOperationHook,
   runInOperation,
   traceGraphQLOperations,
@@ -41,4 +45,12 @@ test('each host value fits the slot it is named after', () => {
   void app.register(mercurius, { schema: 'type Query { a: Int }' });
   expect(app.graphql.addHook).type.toBeCallableWith('preExecution', mercuriusOperationHook());
   expect(apolloOperationPlugin).type.not.toBeCallableWith({});
+});
+
+test("graphqlWsOperations() fills graphql-ws's execute and subscribe slots with graphql's own types", () => {
+  const schema = {} as GraphQLSchema;
+  const operations = graphqlWsOperations({ execute, subscribe });
+  expect(operations.execute).type.toBe<typeof execute>();
+  expect(useServer).type.toBeCallableWith({ schema, ...operations }, new WebSocketServer({ noServer: true }));
+  expect(graphqlWsOperations).type.not.toBeCallableWith({ execute });
 });
