@@ -16,9 +16,11 @@ import { logSink, query, scenario, typeDefs } from './helpers/scenario.js';
 import pino from 'pino';
 import { correlationMixin } from '@ambient/pino-context';
 
-// graphql 17 declares engines ^22 || ^24 || >=26: on Node 20 these cases are skipped. The channel binding itself
-// is tested on every Node by trace-operations.test.ts, which publishes on graphql's channels directly.
-const graphql17Runs = Number(process.versions.node.split('.')[0]) >= 22;
+// graphql 17 publishes its channels through process.getBuiltinModule (Node 20.16+; it declares engines
+// ^22 || ^24 || >=26 but runs on Node 20.16+ too). The channel binding itself is tested on every Node by
+// trace-operations.test.ts, which publishes on graphql's channels directly.
+const graphql17Runs = typeof process.getBuiltinModule === 'function';
+// Skipped only on a Node older than 20.16, where graphql 17 cannot load diagnostics_channel (above).
 const describeOnGraphQL17 = graphql17Runs ? describe : describe.skip;
 
 type Scenario = ReturnType<typeof scenario>;
