@@ -12,7 +12,7 @@ import {
   expectSharedLoaderReported,
   twoConcurrentRequests,
 } from './helpers/assertions.js';
-import { logSink, query, scenario, typeDefs } from './helpers/scenario.js';
+import { logSink, post, renameBatch, scenario, typeDefs } from './helpers/scenario.js';
 import pino from 'pino';
 import { correlationMixin } from '@ambient/pino-context';
 
@@ -104,15 +104,7 @@ describeOnGraphQL17('graphql 17 on node:http, traced through its channels', () =
     run = scenario({ shared: false });
     const served = await serve(run);
     server = served.server;
-    const response = await fetch(served.url, {
-      method: 'POST',
-      headers: { 'x-request-id': 'req-17-batch' },
-      body: JSON.stringify([
-        { query, operationName: 'Rename', variables: { id: 'user-1', name: 'hunter2-name' } },
-        { query: 'mutation { rename(id: "user-2", name: "two") { id } }' },
-      ]),
-    });
-    expect(await response.json()).toEqual([
+    expect(await post(served.url, 'req-17-batch', renameBatch)).toEqual([
       { data: { rename: { id: 'user-1' } } },
       { data: { rename: { id: 'user-2' } } },
     ]);

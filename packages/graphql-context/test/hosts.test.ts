@@ -18,7 +18,7 @@ import {
   expectSharedLoaderReported,
   twoConcurrentRequests,
 } from './helpers/assertions.js';
-import { query, scenario, typeDefs, type Context } from './helpers/scenario.js';
+import { post, renameBatch, scenario, typeDefs, type Context } from './helpers/scenario.js';
 
 // Mercurius loads @fastify/static for GraphiQL, which needs an ES-module-only dependency jest cannot require
 // before Node 24.9 (plain Node can). GraphiQL stays off here, so the plugin is never registered.
@@ -122,15 +122,7 @@ describe.each(hosts)('%s', (name, start) => {
     run = scenario({ shared: false });
     host = await start(run);
     const requestId = `${prefix}-batch`;
-    const response = await fetch(host.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-request-id': requestId },
-      body: JSON.stringify([
-        { query, operationName: 'Rename', variables: { id: 'user-1', name: 'hunter2-name' } },
-        { query: 'mutation { rename(id: "user-2", name: "two") { id } }' },
-      ]),
-    });
-    expect(await response.json()).toEqual([
+    expect(await post(host.url, requestId, renameBatch)).toEqual([
       { data: { rename: { id: 'user-1' } } },
       { data: { rename: { id: 'user-2' } } },
     ]);

@@ -9,21 +9,7 @@ import { runInRoot } from '@ambient/core';
 import { socketIoContext } from '@ambient/ws-context';
 import { Server, type Socket } from 'socket.io';
 import { io as connectClient, type Socket as ClientSocket } from 'socket.io-client';
-
-declare module '@ambient/core' {
-  interface RequestStore {
-    /** What a connection listener sets, and its messages see. */
-    userId?: string;
-    /** What a message handler or a socket middleware sets, seen in that message's scope only. */
-    handled?: string;
-    checked?: boolean;
-  }
-}
-
-const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-const spanId = '00f067aa0ba902b7';
-const uuidv7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const snapshot = () => requestContext.snapshot() as RequestStore | undefined;
+import { snapshot, spanId, traceId, uuidv7 } from './helpers/scope.js';
 
 let io: Server;
 let url: string;

@@ -151,6 +151,12 @@ export async function post(
   }
 }
 
+/** A batch of two operations in one HTTP request: the named mutation (a secret variable), then an anonymous one. */
+export const renameBatch = [
+  { query, operationName: 'Rename', variables: { id: 'user-1', name: 'hunter2-name' } },
+  { query: 'mutation { rename(id: "user-2", name: "two") { id } }' },
+];
+
 /** The body of request `n`: the named query, with a secret variable. */
 export const getUser = (n: number) => ({
   query,
