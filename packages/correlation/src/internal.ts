@@ -18,6 +18,7 @@ export { baggageMembers } from './baggage.js';
 export {
   messageRun,
   messageRunOptionShape,
+  printable,
   runMessage,
   type DeliveredMessage,
   type MessageRunOptions,

@@ -53,7 +53,8 @@ export function messageRun(system: string, options: MessageRunOptions, message: 
 // eslint-disable-next-line no-control-regex
 const unprintable = /[\u0000-\u001f\u007f-\u009f]/;
 
-function printable(value: unknown): string | undefined {
+/** `value` where it is text a log line can show as a name: non-empty, at most 256 characters, no control character. */
+export function printable(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' && value.length <= 256 && !unprintable.test(value)
     ? value
     : undefined;

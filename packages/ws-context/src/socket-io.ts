@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { JobInfo } from '@ambient/core';
 import { bindFirstCall, diagnosticsProbe, sharedState } from '@ambient/core/internal';
+import { printable } from '@ambient/correlation/internal';
 import type { RequestContextOptions } from '@ambient/http-context';
 import { ConnectionScope, connectionValues, readPolicy } from './connection-scope.js';
 import { errors } from './errors.js';
@@ -111,14 +112,8 @@ class ScopedAcks extends Map<number, unknown> {
   }
 }
 
-// Control characters (C0, DEL, C1) would break a text log line.
-// eslint-disable-next-line no-control-regex
-const unprintable = /[\u0000-\u001f\u007f-\u009f]/;
-
 /** The event's run: its name where it is printable text of at most 256 characters (a client chooses it). */
 function jobOf(data: unknown): JobInfo {
   // socket.io's parser accepts an event packet only with an array of data, the name first.
-  const name = (data as readonly unknown[])[0];
-  const printable = typeof name === 'string' && name !== '' && name.length <= 256 && !unprintable.test(name);
-  return { name: printable ? name : 'event', system: 'socket.io' };
+  return { name: printable((data as readonly unknown[])[0]) ?? 'event', system: 'socket.io' };
 }
