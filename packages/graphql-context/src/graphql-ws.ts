@@ -1,6 +1,6 @@
-import { captureRequestScopeWith, runInCapturedContext, type CapturedContext } from '@ambient/core/internal';
+import { runInCapturedContext, type CapturedContext } from '@ambient/core/internal';
 import { errors } from './errors.js';
-import { operationIn, type DocumentLike } from './operation.js';
+import { operationIn, operationScope, type DocumentLike } from './operation.js';
 
 /** The part of graphql's ExecutionArgs read here: what graphql-ws hands its `execute` and `subscribe`. */
 interface ExecutionArgsLike {
@@ -47,8 +47,7 @@ export function graphqlWsOperations<E extends (args: never) => unknown, S extend
 }
 
 function capturedFor(args: ExecutionArgsLike): CapturedContext | undefined {
-  const operation = operationIn(args.document, args.operationName);
-  return operation === undefined ? undefined : captureRequestScopeWith({ operation });
+  return operationScope(operationIn(args.document, args.operationName));
 }
 
 function call(fn: (args: never) => unknown, args: ExecutionArgsLike): unknown {

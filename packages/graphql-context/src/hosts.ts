@@ -1,5 +1,5 @@
-import { runInCapturedContext, captureRequestScopeWith } from '@ambient/core/internal';
-import { enterOperation, operationIn, operationInfo, type DocumentLike } from './operation.js';
+import { runInCapturedContext } from '@ambient/core/internal';
+import { enterOperation, operationIn, operationInfo, operationScope, type DocumentLike } from './operation.js';
 
 /** The part of Apollo Server's GraphQLRequestContext read here. */
 export interface ApolloRequestContextLike {
@@ -47,8 +47,7 @@ export interface YogaOperationPlugin {
 export function yogaOperationPlugin(): YogaOperationPlugin {
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
-      const operation = operationIn(args.document, args.operationName);
-      const captured = operation === undefined ? undefined : captureRequestScopeWith({ operation });
+      const captured = operationScope(operationIn(args.document, args.operationName));
       if (captured === undefined) return;
       setExecuteFn((executeArgs) => runInCapturedContext(captured, executeFn, undefined, [executeArgs]));
     },

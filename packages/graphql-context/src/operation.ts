@@ -1,5 +1,10 @@
 import type { RequestStore } from '@ambient/core';
-import { captureRequestScopeWith, enterCapturedContext, runInCapturedContext } from '@ambient/core/internal';
+import {
+  captureRequestScopeWith,
+  enterCapturedContext,
+  runInCapturedContext,
+  type CapturedContext,
+} from '@ambient/core/internal';
 import { errors } from './errors.js';
 
 /** The operation a GraphQL execution serves, as every log line of its resolvers shows it. */
@@ -49,13 +54,20 @@ export function operationIn(document: DocumentLike | undefined, operationName: u
 }
 
 /**
+ * A copy of the current request's scope holding `operation`, to run the operation's execution in; `undefined`
+ * where there is no operation or no request scope (the execution then runs as it is).
+ */
+export function operationScope(operation: OperationInfo | undefined): CapturedContext | undefined {
+  return operation === undefined ? undefined : captureRequestScopeWith({ operation });
+}
+
+/**
  * Makes the rest of the host's flow that called this (its execution of the operation) run in a copy of the
  * request's scope holding `operation`. For hooks a host calls on its own stack just before it executes, where
  * nothing can be wrapped; outside any request scope, or on the AsyncContext backend, nothing changes.
  */
 export function enterOperation(operation: OperationInfo | undefined): void {
-  if (operation === undefined) return;
-  const captured = captureRequestScopeWith({ operation });
+  const captured = operationScope(operation);
   if (captured !== undefined) enterCapturedContext(captured);
 }
 
@@ -83,6 +95,6 @@ export function runInOperation<R, A extends unknown[]>(
     throw errors.invalidArgument(`${where}: operation.name`, 'a string or undefined', given.name);
   }
   if (typeof fn !== 'function') throw errors.invalidArgument(where, 'a function', fn);
-  const captured = captureRequestScopeWith({ operation: operationInfo(given.name, given.type) });
+  const captured = operationScope(operationInfo(given.name, given.type));
   return captured === undefined ? fn(...args) : runInCapturedContext(captured, fn, undefined, args);
 }

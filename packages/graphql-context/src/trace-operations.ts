@@ -1,12 +1,11 @@
 import {
   bindChannelContext,
   captureContext,
-  captureRequestScopeWith,
   keptTracingChannel,
   sharedState,
   type CapturedContext,
 } from '@ambient/core/internal';
-import { operationInfo } from './operation.js';
+import { operationInfo, operationScope } from './operation.js';
 
 /** What traceGraphQLOperations() turned on; dispose() turns it off. */
 export interface GraphQLTracing {
@@ -33,11 +32,11 @@ const active = sharedState<{ tracing: GraphQLTracing | undefined }>('@ambient/gr
  * unchanged where there is no request or no operation. Never throws: a throw in a store transform is an
  * uncaught exception in Node, and the call would run outside its request.
  */
-function operationScope(message: unknown): CapturedContext | undefined {
+function tracedCallScope(message: unknown): CapturedContext | undefined {
   try {
     const traced = message as { operationName?: unknown; operationType?: unknown };
     const operation = operationInfo(traced.operationName, traced.operationType);
-    return (operation === undefined ? undefined : captureRequestScopeWith({ operation })) ?? captureContext();
+    return operationScope(operation) ?? captureContext();
   } catch {
     return captureContext();
   }
@@ -54,7 +53,7 @@ export function traceGraphQLOperations(): GraphQLTracing {
   if (on !== undefined) return on;
   const unbinds: Array<() => void> = [];
   for (const name of tracedChannels) {
-    const unbind = bindChannelContext(keptTracingChannel(name).start, operationScope);
+    const unbind = bindChannelContext(keptTracingChannel(name).start, tracedCallScope);
     if (unbind !== undefined) unbinds.push(unbind);
   }
   const tracing: GraphQLTracing = {
