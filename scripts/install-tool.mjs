@@ -3,7 +3,7 @@
 // CI run's first matrix line lost two OpenTelemetry SDK 3.x cases to it). The first process takes a lock (a
 // directory beside the folder: mkdir is atomic), installs and removes it; the others wait for it to go.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 
 const lockWait = 500;
 // An install takes seconds; a lock older than this was left by a process that died while installing.
@@ -19,9 +19,15 @@ function sleep(ms) {
  * `npm ci` (`--ignore-scripts`). Returns npm's exit status, or 0 when nothing had to be installed.
  */
 export function installTool(dir, installed, npmArgs = []) {
-  const lock = `${dir.replace(/\/$/, '')}.installing`;
+  const folder = dir.replace(/\/$/, '');
+  const lock = `${folder}.installing`;
+  // Written when npm ci has finished (npm ci removes node_modules first): while another process installs, the
+  // packages `installed()` looks for appear one by one, and a require before the rest are there resolves them
+  // from the workspace's node_modules instead (a clean CI run got the workspace's api 1.9 for the SDK's 1.10).
+  const complete = `${folder}/node_modules/.installed-complete`;
+  const done = () => existsSync(complete) && installed();
   for (;;) {
-    if (installed()) return 0;
+    if (done()) return 0;
     try {
       mkdirSync(lock);
     } catch {
@@ -31,10 +37,11 @@ export function installTool(dir, installed, npmArgs = []) {
       continue;
     }
     try {
-      if (installed()) return 0;
+      if (done()) return 0;
       const npm = spawnSync('npm', ['ci', '--prefix', dir, '--no-audit', '--no-fund', ...npmArgs], {
         stdio: 'inherit',
       });
+      if (npm.status === 0) writeFileSync(complete, '');
       return npm.status ?? 1;
     } finally {
       rmSync(lock, { recursive: true, force: true });
