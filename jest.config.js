@@ -76,6 +76,7 @@ module.exports = {
     './packages/amqp-context/src/': { lines: 100, statements: 100, functions: 100, branches: 95 },
     './packages/nats-context/src/': { lines: 100, statements: 100, functions: 100, branches: 98 },
     './packages/mqtt-context/src/': { lines: 100, statements: 100, functions: 100, branches: 98 },
+    './packages/threads-context/src/': { lines: 100, statements: 100, functions: 100, branches: 100 },
     './packages/kafka-context/src/': { lines: 100, statements: 100, functions: 100, branches: 98 },
     './packages/sqs-context/src/': { lines: 100, statements: 100, functions: 100, branches: 98 },
     './packages/drivers-context/src/': { lines: 95, statements: 95, functions: 95, branches: 85 },
