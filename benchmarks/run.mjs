@@ -1,6 +1,6 @@
 // `npm run bench` runs this on Node 22, 24 and 26 (scripts/node-matrix.mjs): every part on the running node, then
 // every budget's verdict again; exits 1 if a budget is missed or a part fails.
-//   BENCH_ONLY=reference|core|opentelemetry|drivers|bullmq|brokers|frameworks|hono|websocket|nestjs|loggers|full-stack   (comma-separated: some parts)
+//   BENCH_ONLY=reference|core|opentelemetry|drivers|bullmq|brokers|frameworks|hono|websocket|threads|nestjs|loggers|full-stack   (comma-separated: some parts)
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { budget, verdictsSoFar } from './harness.mjs';
@@ -30,6 +30,7 @@ const parts = {
   frameworks: () => import('./frameworks.bench.mjs').then((part) => part.run()),
   hono: () => import('./hono.bench.mjs').then((part) => part.run()),
   websocket: () => import('./websocket.bench.mjs').then((part) => part.run()),
+  threads: () => import('./threads.bench.mjs').then((part) => part.run()),
   nestjs: () => import('./nestjs.bench.mjs').then((part) => part.run()),
   loggers: () => import('./loggers.bench.mjs').then((part) => part.run()),
   'full-stack': () => import('./full-stack.bench.mjs').then((part) => part.run()),

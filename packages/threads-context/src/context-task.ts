@@ -1,36 +1,30 @@
-import { contextCarrier, uuidv7, type ContextCarrier } from '@ambient/correlation';
+import { contextCarrier, type ContextCarrier } from '@ambient/correlation';
 import { errors } from './errors.js';
 
 /** The property a task carries its sender's scope under: a string, since a symbol does not cross a thread. */
 export const contextKey = '@ambient/context';
 
-/** What crosses to the thread beside the task: the task's own id and the sender's scope (contextCarrier()). */
-export interface TaskContext {
-  readonly id: string;
-  readonly carrier: ContextCarrier;
-}
-
-/** A task made by contextTask(): the thread's handler (taskHandler, messageListener) gets `task` alone. */
+/** A task made by contextTask(), with the sender's scope (contextCarrier()): the thread's handler gets `task`. */
 export interface ContextTask<T> {
   readonly task: T;
-  readonly [contextKey]: TaskContext;
+  readonly [contextKey]: ContextCarrier;
 }
 
 /** The last parameter contextParams() adds to a workerpool call; contextMethods() takes it off again. */
 export interface ContextParameter {
-  readonly [contextKey]: TaskContext;
+  readonly [contextKey]: ContextCarrier;
 }
 
 /**
  * `task` with the current scope, for any host that clones a message into a thread: piscina's and tinypool's
  * `run(task)`, a Worker's `postMessage(message)`. In the thread, taskHandler() or messageListener() runs the
- * handler with `task` as the request that sent it caused it. Each call gives the task a new id (a UUIDv7),
- * logged on the thread's lines as `job.id`; outside any scope the task carries no ids, and runs as a new chain.
+ * handler with `task` as the request that sent it caused it. Outside any scope the task carries no ids, and
+ * runs as a new chain.
  *
  *     const html = await pool.run(contextTask({ template, data }));
  */
 export function contextTask<T>(task: T): ContextTask<T> {
-  return { task, [contextKey]: taskContext() };
+  return { task, [contextKey]: contextCarrier() };
 }
 
 /**
@@ -41,26 +35,19 @@ export function contextTask<T>(task: T): ContextTask<T> {
  */
 export function contextParams<P extends readonly unknown[]>(params: P): [...P, ContextParameter] {
   if (!Array.isArray(params)) throw errors.invalidArgument('contextParams(params)', 'an array of parameters', params);
-  const parameter: ContextParameter = { [contextKey]: taskContext() };
+  const parameter: ContextParameter = { [contextKey]: contextCarrier() };
   return [...params, parameter] as [...P, ContextParameter];
 }
 
-function taskContext(): TaskContext {
-  return { id: uuidv7(), carrier: contextCarrier() };
-}
-
 /**
- * The context `value` carries under contextKey, if it is an object made by contextTask or contextParams (or
- * its structured clone); anything else, a getter that throws included, carries none. Its fields are only
- * shaped here: the run checks them as it checks any message's (runJob).
+ * The carrier `value` has under contextKey, if it is an object made by contextTask or contextParams (or its
+ * structured clone); anything else, a getter that throws included, has none. The carrier is read by the run
+ * as any message's is (readCarrier).
  */
-export function carriedContext(value: unknown): { id: unknown; carrier: unknown } | undefined {
+export function carriedContext(value: unknown): { carrier: unknown } | undefined {
   try {
     if (typeof value !== 'object' || value === null || !Object.hasOwn(value, contextKey)) return undefined;
-    const context: unknown = (value as Record<string, unknown>)[contextKey];
-    if (typeof context !== 'object' || context === null) return undefined;
-    const { id, carrier } = context as Record<string, unknown>;
-    return { id, carrier };
+    return { carrier: (value as Record<string, unknown>)[contextKey] };
   } catch {
     return undefined;
   }

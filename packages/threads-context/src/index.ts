@@ -1,11 +1,4 @@
-export {
-  contextKey,
-  contextParams,
-  contextTask,
-  type ContextParameter,
-  type ContextTask,
-  type TaskContext,
-} from './context-task.js';
+export { contextKey, contextParams, contextTask, type ContextParameter, type ContextTask } from './context-task.js';
 export {
   contextMethods,
   messageListener,

@@ -28,7 +28,7 @@ const optionShape: OptionShape<TaskRunOptions> = { ...methodOptionShape, name: m
 /**
  * A piscina or tinypool task handler (the worker file's export), made to run each task in a fresh
  * requestContext scope as runJob does: a new `requestId`, the sender's request as `causationId`, its
- * correlation id and trace, and `job: { name, id, system: 'worker_threads' }`. It is called with the task
+ * correlation id and trace, and `job: { name, system: 'worker_threads' }`. It is called with the task
  * contextTask() wrapped, unwrapped again; a task sent without contextTask runs as it is, as a new chain. Results
  * and errors are returned and thrown as they are: a failure logged in the thread, in the handler or in
  * `process.on('uncaughtException')`, carries the task's ids.
@@ -87,7 +87,7 @@ export function contextMethods<M extends WorkerMethods>(methods: M, options?: Me
     wrapped[name] = function ambientMethod(this: unknown, ...params: unknown[]) {
       const context = params.length > 0 ? carriedContext(params.at(-1)) : undefined;
       if (context !== undefined) params.pop();
-      const run = messageRun('workerpool', given, { name, id: textOrNone(context?.id), carrier: context?.carrier });
+      const run = messageRun('workerpool', given, { name, carrier: context?.carrier });
       return runMessage(run, () => (method as (...args: unknown[]) => unknown).apply(this, params));
     };
   }
@@ -98,9 +98,6 @@ export function contextMethods<M extends WorkerMethods>(methods: M, options?: Me
 function runTask<R>(system: string, options: MessageRunOptions, value: unknown, fn: (task: unknown) => R): R {
   const context = carriedContext(value);
   const task = context === undefined ? value : (value as ContextTask<unknown>).task;
-  const run = messageRun(system, options, { name: 'task', id: textOrNone(context?.id), carrier: context?.carrier });
+  const run = messageRun(system, options, { name: 'task', carrier: context?.carrier });
   return runMessage(run, () => fn(task));
 }
-
-// runJob keeps an id only when it passes the request-id rule; anything but text is not even looked at.
-const textOrNone = (id: unknown): string | undefined => (typeof id === 'string' ? id : undefined);
