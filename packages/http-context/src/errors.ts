@@ -29,6 +29,13 @@ export const warnings = defineWarnings({
     message: (received: string) =>
       `generateRequestId returned ${received}, so a UUIDv7 was used: make it return a non-empty string (${readme}).`,
   },
+  fetchNotPropagated: {
+    code: 'WARN_AMBIENT_HTTP_FETCH_NOT_PROPAGATED',
+    once: true,
+    message: () =>
+      'outgoing propagation is on, but this runtime’s fetch is not undici and publishes no undici:request:create: ' +
+      `node:http and node:https calls carry the ids, fetch calls do not; set the headers of a fetch yourself (${readme}).`,
+  },
 });
 
 export type HttpContextErrorCode = CodesOf<typeof errors>;

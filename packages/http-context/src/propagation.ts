@@ -7,6 +7,7 @@ import { Duplex } from 'node:stream';
 import { requestContext, Variable } from '@ambient/core';
 import { carrierKeys, contextCarrier } from '@ambient/correlation';
 import { baggageMembers } from '@ambient/correlation/internal';
+import { warnings } from './errors.js';
 import { createProcessOutgoingPolicy, type OutgoingPolicy, type PropagationOptions } from './options.js';
 
 /** The propagation policy of the server whose request is being handled, if it opted in. */
@@ -120,6 +121,8 @@ function installOnce(): void {
   diagnosticsChannel.subscribe('undici:request:create', onUndiciRequest);
   diagnosticsChannel.subscribe('http.client.request.created', onClientRequestCreated);
   if (!clientRequestCreatedIsPublished()) wrapClientRequestFactories();
+  // Node's fetch is undici, and says so in process.versions; Bun's and Deno's are their own.
+  if (process.versions['undici'] === undefined) warnings.fetchNotPropagated();
 }
 
 /** Builds a request on an in-memory socket and destroys it before anything is written. */

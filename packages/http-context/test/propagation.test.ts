@@ -240,6 +240,27 @@ describe('outgoingPropagation(options) in a process where no server ever enabled
   });
 });
 
+describe('outgoingPropagation(options) on a runtime whose fetch is not undici (Bun, Deno)', () => {
+  it('warns once that fetch calls carry no ids', () => {
+    let fresh!: { outgoingPropagation: typeof outgoingPropagation };
+    jest.isolateModules(() => {
+      fresh = jest.requireActual('@ambient/http-context');
+    });
+    const versions = Object.getOwnPropertyDescriptor(process, 'versions')!;
+    const { undici: _undici, ...withoutUndici } = process.versions;
+    Object.defineProperty(process, 'versions', { ...versions, value: withoutUndici });
+    const emitWarning = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      fresh.outgoingPropagation({ allowedOrigins: [`http://127.0.0.1:${portB}`] }).dispose();
+      const codes = emitWarning.mock.calls.map((call) => (call[1] as { code?: string } | undefined)?.code);
+      expect(codes).toEqual(['WARN_AMBIENT_HTTP_FETCH_NOT_PROPAGATED']);
+    } finally {
+      emitWarning.mockRestore();
+      Object.defineProperty(process, 'versions', versions);
+    }
+  });
+});
+
 describe('outgoingPropagation(options): bad options', () => {
   it('throws typed errors at the call, never at the first request', () => {
     expect(() => outgoingPropagation(undefined as never)).toThrow(
