@@ -55,6 +55,7 @@ import {
   type TraceSource,
 } from './request-context.js';
 import { asyncContextImplementation } from './root.js';
+import { currentRuntime, type Runtime } from './runtime.js';
 import { attachValue, captureWith, type AttachedValue } from './variable.js';
 
 /** @internal */
@@ -94,6 +95,7 @@ export {
   diagnosticsProbe,
   loadedCopies,
   asyncContextImplementation,
+  currentRuntime,
   sharedState,
 };
 /** @internal */
@@ -114,6 +116,7 @@ export type {
   OptionRule,
   OptionShape,
   ResolvedFieldNames,
+  Runtime,
   TraceSource,
   WarningCodesOf,
   WarningEmitters,

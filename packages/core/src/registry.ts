@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { fileURLToPath } from 'node:url';
 import { version } from './version.js';
+import { currentRuntime } from './runtime.js';
 
 /** The values of every Variable and Context in one flow, by slot; never changed once entered (copy on write). */
 export type Frame = readonly unknown[];
@@ -19,8 +20,11 @@ export type RunWithFrame = <R>(
   args: ArrayLike<unknown>,
 ) => R;
 
-/** async_hooks: Node 20 and 22, or 24+ with --no-async-context-frame; AsyncContextFrame: Node 24+. */
-export type Implementation = 'async_hooks' | 'AsyncContextFrame' | 'AsyncContext';
+/**
+ * async_hooks: Node 20 and 22, or 24+ with --no-async-context-frame; AsyncContextFrame: Node 24+; runtime: the
+ * AsyncLocalStorage Bun, Deno or workerd implement themselves.
+ */
+export type Implementation = 'async_hooks' | 'AsyncContextFrame' | 'AsyncContext' | 'runtime';
 
 export interface CoreCopy {
   readonly version: string;
@@ -127,7 +131,7 @@ function createCell(): Cell {
   }
   // AsyncContextFrame (one frame shared by every instance), or anything unrecognised: run(), always correct.
   return {
-    implementation: 'AsyncContextFrame',
+    implementation: currentRuntime().name === 'Node' ? 'AsyncContextFrame' : 'runtime',
     storage,
     runWithFrame: (frame, fn, thisArg, args) =>
       storage.run(frame, Reflect.apply, fn, thisArg, args) as ReturnType<typeof fn>,

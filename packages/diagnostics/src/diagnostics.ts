@@ -1,6 +1,6 @@
 import { requestContext } from '@ambient/core';
 import { scopeObject, sharedState, type DiagnosticsProbe } from '@ambient/core/internal';
-import { capabilities } from './capabilities.js';
+import { capabilities, majorCollectionsObservable } from './capabilities.js';
 import { copiesWatcher } from './copies.js';
 import { watchDataLoader } from './data-loader.js';
 import { watchDriverChannels } from './driver-channels.js';
@@ -66,7 +66,8 @@ export function enableDiagnostics(options?: DiagnosticsOptions): Diagnostics {
     retained,
     resolved.timerGraceMs,
     responseEnds.follow,
-    resolved.retainedSampleEvery,
+    // Where no full collection can be observed (Bun, Deno), no scope is watched: none could ever be decided.
+    majorCollectionsObservable() ? resolved.retainedSampleEvery : Number.POSITIVE_INFINITY,
   );
   const probe: DiagnosticsProbe = {
     missedRead: lostContextDetector(reporter, resolved.strict, () => requests.open > 0),

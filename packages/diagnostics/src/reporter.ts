@@ -138,9 +138,13 @@ export function capabilityLine(capabilities: Capabilities): string {
   const patched =
     capabilities.patchedMethods.length > 0 ? `; driver methods patched: ${capabilities.patchedMethods.join(', ')}` : '';
   return (
-    `Node ${capabilities.node}; context propagates through ${capabilities.implementation}; ` +
+    `${capabilities.runtime}; context propagates through ${propagation(capabilities.implementation)}; ` +
     `AsyncLocalStorage#withScope ${capabilities.withScope ? 'available' : 'not available'}; ` +
     `native AsyncContext ${capabilities.nativeAsyncContext ? 'present' : 'absent'}; ` +
-    `driver channels guarded: ${channels}${patched}; copies of @ambient/core: ${capabilities.coreCopies}`
+    `driver channels guarded: ${channels}${patched}; copies of @ambient/core: ${capabilities.coreCopies}` +
+    (capabilities.missing.length > 0 ? `; not available here: ${capabilities.missing.join(', ')}` : '')
   );
 }
+
+const propagation = (implementation: Capabilities['implementation']): string =>
+  implementation === 'runtime' ? 'the runtime’s own AsyncLocalStorage' : implementation;

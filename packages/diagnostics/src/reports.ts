@@ -82,9 +82,13 @@ export type DiagnosticKind = DiagnosticReport['kind'];
 
 /** What this process runs on, as the capability line says it. */
 export interface Capabilities {
-  readonly node: string;
-  /** How context propagates: AsyncContextFrame (Node 24+), async_hooks, or a native AsyncContext. */
-  readonly implementation: 'AsyncContextFrame' | 'async_hooks' | 'AsyncContext';
+  /** The runtime and its version: `Node v24.21.0`, `Bun 1.4.5`, `Deno 2.9.6`. */
+  readonly runtime: string;
+  /**
+   * How context propagates: AsyncContextFrame (Node 24+), async_hooks, a native AsyncContext, or the runtime's
+   * own AsyncLocalStorage (Bun, Deno).
+   */
+  readonly implementation: 'AsyncContextFrame' | 'async_hooks' | 'AsyncContext' | 'runtime';
   /** Does AsyncLocalStorage have `withScope` (scoped enter with `using`)? */
   readonly withScope: boolean;
   /** Is a native `globalThis.AsyncContext` present? */
@@ -94,6 +98,8 @@ export interface Capabilities {
   readonly patchedMethods: readonly string[];
   /** How many copies of @ambient/core are loaded. */
   readonly coreCopies: number;
+  /** What Ambient cannot do on this runtime, each in a few words; empty on Node. */
+  readonly missing: readonly string[];
 }
 
 /** The counts `report()` returns: how many of each report so far, and what is pending now. */

@@ -2,12 +2,14 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { tracingChannel } from 'node:diagnostics_channel';
 import { once } from 'node:events';
 import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { requestContext, Snapshot } from '@ambient/core';
 import { diagnosticsProbe, loadedCopies, sharedState } from '@ambient/core/internal';
 import { enableDiagnostics, diagnosticsReport, type DiagnosticReport } from '@ambient/diagnostics';
 import { httpContext } from '@ambient/http-context';
 import { diagnosticsFromEnvironment } from '../src/diagnostics.js';
+import { capabilityLine } from '../src/reporter.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined)
@@ -157,6 +159,57 @@ describe('enableDiagnostics()', () => {
     } finally {
       holder.guard = undefined;
     }
+  });
+
+  it('on a runtime without major-GC entries nor undici (Bun, Deno) the line says so, and no scope is watched', async () => {
+    const versions = Object.getOwnPropertyDescriptor(process, 'versions')!;
+    const entryTypes = Object.getOwnPropertyDescriptor(PerformanceObserver, 'supportedEntryTypes')!;
+    const { undici: _undici, ...withoutUndici } = process.versions;
+    Object.defineProperty(process, 'versions', { ...versions, value: withoutUndici });
+    Object.defineProperty(PerformanceObserver, 'supportedEntryTypes', {
+      value: ['mark', 'measure'],
+      configurable: true,
+    });
+    try {
+      const reports: DiagnosticReport[] = [];
+      const diagnostics = enableDiagnostics({
+        warnings: false,
+        retainedSampleEvery: 1,
+        onReport: (r) => reports.push(r),
+      });
+      const { request, close } = await serve((_req, res) => res.end('ok'));
+      try {
+        await request('req-runtime');
+        expect(reports[0]).toMatchObject({
+          kind: 'capabilities',
+          capabilities: {
+            missing: [
+              'the retained-scope check (no major-GC performance entries)',
+              'ids on fetch calls (fetch is not undici)',
+            ],
+          },
+        });
+        expect(diagnosticsReport().watched).toBe(0);
+      } finally {
+        await close();
+        diagnostics.disable();
+      }
+    } finally {
+      Object.defineProperty(process, 'versions', versions);
+      Object.defineProperty(PerformanceObserver, 'supportedEntryTypes', entryTypes);
+    }
+    const line = capabilityLine({
+      runtime: 'Bun 1.4.5',
+      implementation: 'runtime',
+      withScope: true,
+      nativeAsyncContext: false,
+      guardedChannels: [],
+      patchedMethods: [],
+      coreCopies: 1,
+      missing: ['the retained-scope check (no major-GC performance entries)'],
+    });
+    expect(line).toMatch(/^Bun 1\.4\.5; context propagates through the runtime’s own AsyncLocalStorage; /);
+    expect(line).toMatch(/; not available here: the retained-scope check \(no major-GC performance entries\)$/);
   });
 
   it('strict: a lost read throws ERR_AMBIENT_CONTEXT_LOST while a request is open', async () => {
