@@ -25,7 +25,9 @@ export interface RunOptions extends ConformanceOptions {
  * what the harness lacks is `unsupported`; one needing `node --expose-gc` is too, with a warning on stderr.
  */
 export async function runConformance(harness: ConformanceHarness, options: RunOptions = {}): Promise<CaseResult[]> {
-  const cases = conformanceCases(harness, options);
+  // The case options alone: conformanceCases refuses any other key, onResult included.
+  const { onResult: _onResult, ...caseOptions } = options;
+  const cases = conformanceCases(harness, caseOptions);
   warnAboutProcessNeeds(harness, cases);
   const session = createSession(harness);
   const results: CaseResult[] = [];

@@ -171,8 +171,13 @@ describe('profiles', () => {
 });
 
 describe('broken harnesses fail exactly the cases their mistake breaks', () => {
-  it('a correct library passes every quick case', async () => {
-    const results = await runConformance(alsHarness('correct'), { profiles: ['quick'] });
+  it('a correct library passes every quick case, each reported to onResult as it finishes', async () => {
+    const reported: CaseResult[] = [];
+    const results = await runConformance(alsHarness('correct'), {
+      profiles: ['quick'],
+      onResult: (result) => reported.push(result),
+    });
+    expect(reported).toEqual(results);
     expect(failing(results)).toEqual([]);
     expect(results.find((result) => result.id === 'memory')?.outcome).toBe(gcExposed ? 'pass' : 'unsupported');
   }, 120_000);

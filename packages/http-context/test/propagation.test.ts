@@ -252,7 +252,7 @@ describe('outgoingPropagation(options) on a runtime whose fetch is not undici (B
     const emitWarning = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
     try {
       fresh.outgoingPropagation({ allowedOrigins: [`http://127.0.0.1:${portB}`] }).dispose();
-      const codes = emitWarning.mock.calls.map((call) => (call[1] as { code?: string } | undefined)?.code);
+      const codes = emitWarning.mock.calls.map((call) => (call[1] as { code?: string }).code);
       expect(codes).toEqual(['WARN_AMBIENT_HTTP_FETCH_NOT_PROPAGATED']);
     } finally {
       emitWarning.mockRestore();
