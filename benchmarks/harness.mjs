@@ -299,9 +299,10 @@ export function printTable(title, rows) {
  * The in-process message parts' report (brokers, websocket): `processes` fresh runs of `file measure <name>`,
  * each `{ ns: { variant: [ns a message, one a round] } }` with the variants `none`, `hand-written`, `ambient` and
  * `none (A/A)` alternating; prints each variant over `none` and the A/A control, and judges, on Node 24 only,
- * Ambient's paired difference over the hand-written wrapper against `limitNs`. Returns the children's reports.
+ * Ambient's paired difference over the hand-written wrapper against `limitNs`, unless `decided` is false (the
+ * caller decides by instructions, and the load figure is printed beside). Returns the children's reports.
  */
-export function reportMessageCosts(file, name, { title, processes, rounds, limitNs }) {
+export function reportMessageCosts(file, name, { title, processes, rounds, limitNs, decided = true }) {
   const ns = {};
   const children = freshProcesses(file, [name], processes);
   for (const child of children) {
@@ -322,9 +323,11 @@ export function reportMessageCosts(file, name, { title, processes, rounds, limit
   console.log(`  A/A, none against itself: ${fixed(median(control))} ns a message (IQR ${iqr(control)})`);
   const resolved = (values, limit) => quantile(values, 0.25) > limit === quantile(values, 0.75) > limit;
   const over = paired('ambient', 'hand-written');
-  const check = process.version.startsWith('v24.')
-    ? budget
-    : (text) => console.log(`  (the budget is Node 24's) ${text}`);
+  const check = !decided
+    ? (text) => console.log(`  (load, beside the instructions that decide) ${text}`)
+    : process.version.startsWith('v24.')
+      ? budget
+      : (text) => console.log(`  (the budget is Node 24's) ${text}`);
   check(
     `${name}: Ambient ${fixed(median(over))} ns a message over the hand-written wrapper (IQR ${iqr(over)}; <= ${fixed(limitNs)})`,
     median(over) <= limitNs,
