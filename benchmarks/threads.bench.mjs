@@ -5,10 +5,10 @@
 // sender as causation, its correlation id) and Ambient's (contextTask, taskHandler). The budget, on Node 24 (22
 // and 26 printed): Ambient at most 1.5 µs a task over the hand-written carrier. Two measures: CPU ns a task over
 // 20,000 tasks, the variants alternating in 5 rounds in each of 3 fresh processes (the paired per-round
-// differences, the order rotating, a second `none` as the A/A control); and, since those spread by a microsecond
-// on this VM (structuredClone's garbage), instructions a task under callgrind, each variant in a process of its
-// own, made ns at the ns an instruction the CPU measure gives for the hand-written variant. The budget is decided
-// by the instructions.
+// differences, the order rotating, a second `none` as the A/A control); and, since those spread too widely on
+// this VM to decide (structuredClone's garbage), instructions a task under callgrind, each variant in a process
+// of its own, made ns at the ns an instruction the CPU measure gives for the hand-written variant. The budget is
+// decided by the instructions.
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { als } from './hand-written.mjs';

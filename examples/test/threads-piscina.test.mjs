@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { demoGroups } from './demo-groups.mjs';
 
-test('examples/threads-piscina: every request is one group of its own lines and its task’s, from two threads', () => {
+test('examples/threads-piscina: every request is one group of its own lines and its task’s, from its thread', () => {
   const groups = demoGroups('../threads-piscina/demo.mjs');
   assert.equal(groups.length, 4);
   const users = [];

@@ -1,6 +1,6 @@
 // Starts the app, signs up four users at once (one of them, mallory, makes her task fail), then prints every
 // log line grouped by its correlation id: each group is one request, the lines of its handler and of its task
-// in a worker thread, though the tasks ran on two threads at once.
+// in a worker thread, though the requests ran at once and their tasks on piscina's threads.
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';

@@ -17,5 +17,6 @@ export function currentRuntime(): Runtime {
   if (typeof Bun?.version === 'string') return { name: 'Bun', version: Bun.version };
   if (typeof Deno?.version?.deno === 'string') return { name: 'Deno', version: Deno.version.deno };
   if (navigator?.userAgent === 'Cloudflare-Workers') return { name: 'workerd', version: 'unknown' };
-  return { name: 'Node', version: process.versions.node };
+  // A host with AsyncLocalStorage but no `process` is no Node either: its version is not known here.
+  return { name: 'Node', version: typeof process === 'object' ? process.versions.node : 'unknown' };
 }

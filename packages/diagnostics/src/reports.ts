@@ -82,7 +82,7 @@ export type DiagnosticKind = DiagnosticReport['kind'];
 
 /** What this process runs on, as the capability line says it. */
 export interface Capabilities {
-  /** The runtime and its version: `Node v24.21.0`, `Bun 1.4.5`, `Deno 2.9.6`. */
+  /** The runtime and its version: `Node 24.21.0`, `Bun 1.4.5`, `Deno 2.9.6`. */
   readonly runtime: string;
   /**
    * How context propagates: AsyncContextFrame (Node 24+), async_hooks, a native AsyncContext, or the runtime's

@@ -161,7 +161,7 @@ describe('enableDiagnostics()', () => {
     }
   });
 
-  it('on a runtime without major-GC entries nor undici (Bun, Deno) the line says so, and no scope is watched', async () => {
+  it('on Bun (no major-GC entries, no undici, no Timeout resource) the line says so, and no scope is watched', async () => {
     const versions = Object.getOwnPropertyDescriptor(process, 'versions')!;
     const entryTypes = Object.getOwnPropertyDescriptor(PerformanceObserver, 'supportedEntryTypes')!;
     const { undici: _undici, ...withoutUndici } = process.versions;
@@ -170,6 +170,8 @@ describe('enableDiagnostics()', () => {
       value: ['mark', 'measure'],
       configurable: true,
     });
+    // As Bun says it is Bun: its own global.
+    Object.defineProperty(globalThis, 'Bun', { value: { version: '1.4.5' }, configurable: true });
     try {
       const reports: DiagnosticReport[] = [];
       const diagnostics = enableDiagnostics({
@@ -183,9 +185,11 @@ describe('enableDiagnostics()', () => {
         expect(reports[0]).toMatchObject({
           kind: 'capabilities',
           capabilities: {
+            runtime: 'Bun 1.4.5',
             missing: [
               'the retained-scope check (no major-GC performance entries)',
               'ids on fetch calls (fetch is not undici)',
+              "scheduled()'s release of the scope a schedule was made in",
             ],
           },
         });
@@ -197,6 +201,7 @@ describe('enableDiagnostics()', () => {
     } finally {
       Object.defineProperty(process, 'versions', versions);
       Object.defineProperty(PerformanceObserver, 'supportedEntryTypes', entryTypes);
+      delete (globalThis as { Bun?: unknown }).Bun;
     }
     const line = capabilityLine({
       runtime: 'Bun 1.4.5',
@@ -503,7 +508,7 @@ describe('reports', () => {
         expect(byCode.get('WARN_AMBIENT_TWO_COPIES')).toMatch(/2\.0\.0 at \/elsewhere\/b/);
         expect(byCode.get('WARN_AMBIENT_TIMER_OUTLIVED_REQUEST')).toMatch(/setInterval, armed\n {4}at /);
         expect(byCode.get('WARN_AMBIENT_CONTEXT_CROSSED')).toMatch(/owner-1 but ran in the context of other/);
-        expect(byCode.get('WARN_AMBIENT_DIAGNOSTICS_ON')).toMatch(/^Ambient diagnostics are on: Node v/);
+        expect(byCode.get('WARN_AMBIENT_DIAGNOSTICS_ON')).toMatch(/^Ambient diagnostics are on: Node \d/);
       } finally {
         intervals.forEach((interval) => clearInterval(interval));
         kept.length = 0;

@@ -48,7 +48,7 @@ test('the capability line comes first: Node version, propagation, withScope, Asy
   const [first] = result.reports;
   assert.equal(first.kind, 'capabilities');
   assert.equal(first.code, 'WARN_AMBIENT_DIAGNOSTICS_ON');
-  assert.equal(first.capabilities.runtime, `Node ${process.version}`);
+  assert.equal(first.capabilities.runtime, `Node ${process.versions.node}`);
   assert.deepEqual(first.capabilities.missing, []);
   assert.ok(['AsyncContextFrame', 'async_hooks'].includes(first.capabilities.implementation));
   assert.equal(typeof first.capabilities.withScope, 'boolean');
