@@ -220,7 +220,7 @@ test('AMBIENT_DIAGNOSTICS=1 with --import @ambient/diagnostics switches them on 
   ]);
   // The capability line is emitted while --import loads, before or after the app's own listener is there
   // (Node 20 and 22 differ): on stderr either way.
-  assert.match(on.stderr, /\[WARN_AMBIENT_DIAGNOSTICS_ON\] AmbientWarning: Ambient diagnostics are on: Node v/);
+  assert.match(on.stderr, /\[WARN_AMBIENT_DIAGNOSTICS_ON\] AmbientWarning: Ambient diagnostics are on: Node \d/);
   const reported = on.warnings.filter((warning) => warning.code !== 'WARN_AMBIENT_DIAGNOSTICS_ON');
   assert.deepEqual(
     reported.map((warning) => warning.code),
