@@ -1,5 +1,6 @@
 import { readOptions, type OptionShape } from '@ambient/core/internal';
-import { messageRun, messageRunOptionShape, runMessage, type MessageRunOptions } from '@ambient/correlation/internal';
+import type { JobRun } from '@ambient/correlation';
+import { messageRunOptionShape, runMessage } from '@ambient/correlation/internal';
 import { carriedContext, type ContextTask } from './context-task.js';
 import { errors } from './errors.js';
 
@@ -43,7 +44,7 @@ export function taskHandler<T, A extends unknown[], R>(
   if (typeof handler !== 'function') throw errors.invalidArgument(where, 'a function (task) => unknown', handler);
   const given = readOptions<TaskRunOptions>(options, optionShape, { where, errors });
   return function ambientTask(this: unknown, value, ...rest) {
-    return runTask('worker_threads', given, value, (task) => handler.call(this, task as T, ...rest));
+    return runTask(given, value, (task) => handler.call(this, task as T, ...rest));
   };
 }
 
@@ -61,7 +62,7 @@ export function messageListener<T, R>(
   if (typeof listener !== 'function') throw errors.invalidArgument(where, 'a function (message) => unknown', listener);
   const given = readOptions<TaskRunOptions>(options, optionShape, { where, errors });
   return function ambientMessageListener(this: unknown, value) {
-    return runTask('worker_threads', given, value, (message) => listener.call(this, message as T));
+    return runTask(given, value, (message) => listener.call(this, message as T));
   };
 }
 
@@ -87,7 +88,7 @@ export function contextMethods<M extends WorkerMethods>(methods: M, options?: Me
     wrapped[name] = function ambientMethod(this: unknown, ...params: unknown[]) {
       const context = params.length > 0 ? carriedContext(params.at(-1)) : undefined;
       if (context !== undefined) params.pop();
-      const run = messageRun('workerpool', given, { name, carrier: context?.carrier });
+      const run = taskRun('workerpool', name, given, context?.carrier);
       return runMessage(run, () => (method as (...args: unknown[]) => unknown).apply(this, params));
     };
   }
@@ -95,9 +96,16 @@ export function contextMethods<M extends WorkerMethods>(methods: M, options?: Me
 }
 
 /** Runs `fn` with the task `value` carries (or `value` itself) in the task's run. */
-function runTask<R>(system: string, options: MessageRunOptions, value: unknown, fn: (task: unknown) => R): R {
+function runTask<R>(options: TaskRunOptions, value: unknown, fn: (task: unknown) => R): R {
   const context = carriedContext(value);
   const task = context === undefined ? value : (value as ContextTask<unknown>).task;
-  const run = messageRun(system, options, { name: 'task', carrier: context?.carrier });
-  return runMessage(run, () => fn(task));
+  return runMessage(taskRun('worker_threads', options.name ?? 'task', options, context?.carrier), () => fn(task));
+}
+
+/** A task's run: a name the options or the method gave, checked when the handler was wrapped. */
+function taskRun(system: string, name: string, options: MethodRunOptions, carrier: unknown): JobRun {
+  const run: JobRun = { name, system, carrier };
+  if (options.link !== undefined) run.link = options.link;
+  if (options.generateRequestId !== undefined) run.generateRequestId = options.generateRequestId;
+  return run;
 }
