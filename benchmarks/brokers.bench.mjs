@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { als } from './hand-written.mjs';
-import { budget, reportMessageCosts } from './harness.mjs';
+import { budget, cpuRounds, reportMessageCosts } from './harness.mjs';
 
 const require = createRequire(import.meta.url);
 const messages = 20_000;
@@ -102,26 +102,12 @@ async function measure(broker) {
     'hand-written': () => handWritten(async () => (sink += (await null) ?? als.getStore().requestId.length)),
     ambient: () => ambient(async () => (sink += (await null) ?? requestContext.get('requestId').length)),
   };
-  const runs = {};
+  const units = {};
   for (const name of [...names, 'none (A/A)']) {
     const handle = name.startsWith('none') ? handlers.none((handler) => handler) : handlers[name]();
-    runs[name] = async (count) => {
-      const cpu = process.cpuUsage();
-      for (let i = 0; i < count; i++) await call(handle, next());
-      const { user, system } = process.cpuUsage(cpu);
-      return ((user + system) * 1000) / count;
-    };
+    units[name] = () => call(handle, next());
   }
-  const ns = Object.fromEntries(Object.keys(runs).map((name) => [name, []]));
-  for (const handle of Object.values(runs)) await handle(messages / 2);
-  const order = Object.keys(runs);
-  for (let round = 0; round < rounds; round++) {
-    // The order rotates, so that no variant always follows the same one (and collects its garbage).
-    for (let turn = 0; turn < order.length; turn++) {
-      const name = order[(round + turn) % order.length];
-      ns[name].push(await runs[name](messages));
-    }
-  }
+  const ns = await cpuRounds(units, { count: messages, rounds });
   process.stdout.write(JSON.stringify({ ns, carrierBytes, sink: sink > 0 }));
 }
 

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { setUp } from './bullmq-variants.mjs';
-import { budget, fixed, freshProcesses, iqr, median, printTable, quantile } from './harness.mjs';
+import { budget, cpuRounds, fixed, freshProcesses, iqr, median, printTable, quantile } from './harness.mjs';
 
 const require = createRequire(import.meta.url);
 const jobs = 20_000;
@@ -84,26 +84,10 @@ export async function jobsOf({ producer, worker, wrap }) {
 /** The child: every variant's ns a job, round by round. */
 async function measure() {
   const { variants, shutdown } = setUp();
-  const runs = {};
-  for (const name of [...names, 'no-op Telemetry (A/A)']) {
-    const next = await jobsOf(variants[name.replace(' (A/A)', '')]);
-    runs[name] = async (count) => {
-      const cpu = process.cpuUsage();
-      for (let i = 0; i < count; i++) await next();
-      const { user, system } = process.cpuUsage(cpu);
-      return ((user + system) * 1000) / count;
-    };
-  }
-  const ns = Object.fromEntries(Object.keys(runs).map((name) => [name, []]));
-  for (const job of Object.values(runs)) await job(jobs / 2);
-  const order = Object.keys(runs);
-  for (let round = 0; round < rounds; round++) {
-    // The order rotates, so that no variant always follows the same one (and collects its garbage).
-    for (let turn = 0; turn < order.length; turn++) {
-      const name = order[(round + turn) % order.length];
-      ns[name].push(await runs[name](jobs));
-    }
-  }
+  const units = {};
+  for (const name of [...names, 'no-op Telemetry (A/A)'])
+    units[name] = await jobsOf(variants[name.replace(' (A/A)', '')]);
+  const ns = await cpuRounds(units, { count: jobs, rounds });
   await shutdown();
   process.stdout.write(JSON.stringify(ns));
 }

@@ -47,6 +47,30 @@ export function freshProcesses(file, args, count, execArgv = []) {
   });
 }
 
+/**
+ * CPU ns a unit of each variant's work, round by round: `units` maps each variant to one unit of it (awaited).
+ * Half a round of each first, to warm up; then `rounds` rounds of `count` units, the order rotating so that no
+ * variant always follows the same one (and collects its garbage). Returns `{ variant: [ns a unit, a round each] }`.
+ */
+export async function cpuRounds(units, { count, rounds }) {
+  const timed = async (one, times) => {
+    const cpu = process.cpuUsage();
+    for (let i = 0; i < times; i++) await one();
+    const { user, system } = process.cpuUsage(cpu);
+    return ((user + system) * 1000) / times;
+  };
+  const ns = Object.fromEntries(Object.keys(units).map((name) => [name, []]));
+  for (const one of Object.values(units)) await timed(one, count / 2);
+  const order = Object.keys(units);
+  for (let round = 0; round < rounds; round++) {
+    for (let turn = 0; turn < order.length; turn++) {
+      const name = order[(round + turn) % order.length];
+      ns[name].push(await timed(units[name], count));
+    }
+  }
+  return ns;
+}
+
 /** Runs `job` for each of `items`, two at a time (instruction counts do not depend on what else runs). */
 export async function twoAtATime(items, job) {
   const results = new Array(items.length);

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { als } from './hand-written.mjs';
 import {
   budget,
+  cpuRounds,
   fixed,
   hasCallgrind,
   instructions,
@@ -63,25 +64,7 @@ async function variants() {
 /** The child: every variant's ns a task, round by round. */
 async function measure() {
   const { send, sink } = await variants();
-  const runs = {};
-  for (const [name, one] of Object.entries(send)) {
-    runs[name] = async (count) => {
-      const cpu = process.cpuUsage();
-      for (let i = 0; i < count; i++) await one();
-      const { user, system } = process.cpuUsage(cpu);
-      return ((user + system) * 1000) / count;
-    };
-  }
-  const ns = Object.fromEntries(Object.keys(runs).map((name) => [name, []]));
-  for (const run of Object.values(runs)) await run(tasks / 2);
-  const order = Object.keys(runs);
-  for (let round = 0; round < rounds; round++) {
-    // The order rotates, so that no variant always follows the same one (and collects its garbage).
-    for (let turn = 0; turn < order.length; turn++) {
-      const name = order[(round + turn) % order.length];
-      ns[name].push(await runs[name](tasks));
-    }
-  }
+  const ns = await cpuRounds(send, { count: tasks, rounds });
   process.stdout.write(JSON.stringify({ ns, sink: sink() > 0 }));
   process.exit(0);
 }

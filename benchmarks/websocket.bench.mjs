@@ -12,7 +12,7 @@ import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { als } from './hand-written.mjs';
-import { reportMessageCosts } from './harness.mjs';
+import { cpuRounds, reportMessageCosts } from './harness.mjs';
 
 const require = createRequire(import.meta.url);
 const messages = 20_000;
@@ -117,30 +117,16 @@ async function measure(transport) {
     },
   };
   const deliver = await (transport === 'ws' ? wsServers : socketIoServers)(handlers);
-  const runs = {};
+  const units = {};
   for (const name of [...names, 'none (A/A)']) {
     const send = deliver[name === 'none (A/A)' ? 'none' : name];
-    runs[name] = async (count) => {
-      const cpu = process.cpuUsage();
-      for (let i = 0; i < count; i++) {
-        pending = handled();
-        send();
-        await pending;
-      }
-      const { user, system } = process.cpuUsage(cpu);
-      return ((user + system) * 1000) / count;
+    units[name] = () => {
+      pending = handled();
+      send();
+      return pending;
     };
   }
-  const ns = Object.fromEntries(Object.keys(runs).map((name) => [name, []]));
-  for (const run of Object.values(runs)) await run(messages / 2);
-  const order = Object.keys(runs);
-  for (let round = 0; round < rounds; round++) {
-    // The order rotates, so that no variant always follows the same one (and collects its garbage).
-    for (let turn = 0; turn < order.length; turn++) {
-      const name = order[(round + turn) % order.length];
-      ns[name].push(await runs[name](messages));
-    }
-  }
+  const ns = await cpuRounds(units, { count: messages, rounds });
   process.stdout.write(JSON.stringify({ ns, sink: sink > 0 }));
   process.exit(0);
 }
