@@ -69,7 +69,9 @@ const taskFile = new URL('pool-task.mjs', fixtures).href;
 const hosts = [
   {
     name: 'piscina',
-    open: () => new Piscina({ filename: taskFile, minThreads: threads, maxThreads: threads }),
+    // In CommonJS: the file says why.
+    open: () =>
+      new Piscina({ filename: new URL('pool-task.cjs', fixtures).href, minThreads: threads, maxThreads: threads }),
     send: (pool, task) => pool.run(contextTask(task)),
     close: (pool) => pool.destroy(),
     jobName: 'task',
