@@ -125,7 +125,11 @@ function installOnce(): void {
   if (process.versions['undici'] === undefined) warnings.fetchNotPropagated();
 }
 
-/** Builds a request on an in-memory socket and destroys it before anything is written. */
+/**
+ * Builds a request on an in-memory socket and destroys it before anything is written. By the ClientRequest
+ * constructor, not http.request: an OpenTelemetry http instrumentation wraps http.request, and would record this
+ * probe as a failed client span ('GET http://127.0.0.1/', socket hang up) in every process that turns propagation on.
+ */
 function clientRequestCreatedIsPublished(): boolean {
   let published = false;
   const probe = () => {
@@ -139,7 +143,7 @@ function clientRequestCreatedIsPublished(): boolean {
         callback();
       },
     });
-    const request = http.request({ host: '127.0.0.1', createConnection: () => socket });
+    const request = new http.ClientRequest({ host: '127.0.0.1', createConnection: () => socket });
     request.on('error', () => {});
     request.destroy();
     socket.destroy();
