@@ -1,0 +1,41 @@
+// The client on host c: COUNT orders posted to the gateway on host a, CONCURRENCY at a time, each naming its chain
+// in x-correlation-id (`<ROUND>-<n>`). Prints `{"done":k}` every 50 answers, so the test can strike while traffic
+// flows, and at the end writes every answer to RESULTS.
+import { writeFileSync } from 'node:fs';
+import http from 'node:http';
+
+const { GATEWAY, ROUND, COUNT, CONCURRENCY, SLOW, RESULTS } = process.env;
+const agent = new http.Agent({ keepAlive: true, maxSockets: Number(CONCURRENCY) });
+
+function post(n) {
+  return new Promise((resolve) => {
+    const request = http.request(
+      `${GATEWAY}/orders/${n}${SLOW === '1' ? '?slow=1' : ''}`,
+      { method: 'POST', agent, headers: { 'x-correlation-id': `${ROUND}-${n}` }, timeout: 60_000 },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk) => (body += chunk));
+        response.on('end', () =>
+          resolve({ n, status: response.statusCode, ...(response.statusCode === 200 ? JSON.parse(body) : {}) }),
+        );
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error('no answer in 60 s')));
+    request.on('error', (error) => resolve({ n, failure: error.message }));
+    request.end();
+  });
+}
+
+const results = [];
+let next = 0;
+async function lane() {
+  while (next < Number(COUNT)) {
+    results.push(await post(next++));
+    if (results.length % 50 === 0) console.log(JSON.stringify({ done: results.length }));
+  }
+}
+await Promise.all(Array.from({ length: Number(CONCURRENCY) }, lane));
+writeFileSync(RESULTS, JSON.stringify(results));
+console.log(JSON.stringify({ finished: results.length }));
+agent.destroy();
