@@ -80,10 +80,18 @@ export function uuidv7Time(id) {
 }
 
 const isRun = (service) => service === 'consumer' || service.startsWith('worker');
+/** The steps of a run on host b, in order; a run that stopped (killed, say) logged a prefix of them. */
+const runSteps = { consumer: 'message received', worker: 'job received' };
+const nextSteps = ['stock queried', 'service answered'];
+/** The order an HTTP span names in its path (`/orders/<n>`, `/stock/<n>`), or undefined. */
+const spanOrder = (span) =>
+  /\/(?:orders|stock)\/(\d+)/.exec(span.attributes['url.path'] ?? span.attributes['url.full'] ?? '')?.[1];
 
 /**
  * Judges the chains of `answers` (the client's results) against everything received so far (`records`,
- * `spans`). Returns the round's counts and, for a failure message, the first problems found.
+ * `spans`). Every order number is the run's own (each round's client numbers on from the last), so an item is
+ * tied to its chain twice over: by the ids and trace it carries, and by the order it names, which the app
+ * wrote and Ambient never touches. Returns the counts and, for a failure message, the first problems found.
  */
 export function judgeChains(answers, { records, spans }) {
   const problems = [];
@@ -94,32 +102,45 @@ export function judgeChains(answers, { records, spans }) {
       problem(`request ${answer.n} failed: ${answer.status ?? answer.failure}`);
       continue;
     }
-    chains.set(answer.correlationId, { ...answer, records: [], spans: [], runs: new Map() });
+    if (answer.correlationId !== `${answer.round}-${answer.n}` || !/^[0-9a-f]{32}$/.test(answer.traceId ?? '')) {
+      problem(`request ${answer.n} answered ${JSON.stringify(answer)}`);
+      continue;
+    }
+    chains.set(answer.n, { ...answer, records: [], spans: [], runs: new Map() });
   }
+  const byCorrelation = new Map([...chains.values()].map((chain) => [chain.correlationId, chain]));
   const byTrace = new Map([...chains.values()].map((chain) => [chain.traceId, chain]));
   const runOwners = new Map();
   let crossed = 0;
-
   const seen = new Set();
   let duplicates = 0;
+
   for (const record of records) {
-    const chain = chains.get(record.attributes.correlationId);
-    if (chain === undefined) continue;
+    const { requestId, causationId, correlationId, order } = record.attributes;
+    const chain = chains.get(order);
+    const claimed = byCorrelation.get(correlationId) ?? byTrace.get(record.traceId);
+    if (chain === undefined) {
+      // Not one of these orders: it must not carry these chains' ids either.
+      if (claimed !== undefined) {
+        crossed += 1;
+        problem(`${record.service} '${record.body}' of order ${order} carries the ids of ${claimed.correlationId}`);
+      }
+      continue;
+    }
     // A batch the receiver kept but whose answer never reached the exporter (the receiver killed) comes again.
-    const key = `${record.pid}/${record.time}/${record.body}/${record.attributes.requestId}/${record.attributes.order}`;
+    const key = `${record.pid}/${record.time}/${record.body}/${requestId}/${order}`;
     if (seen.has(key)) {
       duplicates += 1;
       continue;
     }
     seen.add(key);
     chain.records.push(record);
-    const { requestId, causationId } = record.attributes;
     const wrong = (why) => {
       crossed += 1;
       problem(`${record.service} '${record.body}' of ${chain.correlationId}: ${why}`);
     };
+    if (correlationId !== chain.correlationId) wrong(`correlation ${correlationId}`);
     if (record.traceId !== chain.traceId) wrong(`trace ${record.traceId}, not the chain's ${chain.traceId}`);
-    if (record.attributes.order !== chain.n) wrong(`order ${record.attributes.order}, not ${chain.n}`);
     if (record.service === 'gateway') {
       if (requestId !== chain.requestId) wrong(`request ${requestId}, not the gateway's ${chain.requestId}`);
     } else if (isRun(record.service)) {
@@ -134,31 +155,56 @@ export function judgeChains(answers, { records, spans }) {
       chain.runs.set(requestId, run);
     }
   }
-  // The service's requests continue the run that called them.
   for (const chain of chains.values()) {
-    for (const record of chain.records.filter((each) => each.service === 'service')) {
-      if (!chain.runs.has(record.attributes.requestId)) {
+    // Each run logged a prefix of its steps, each once: a step's record under a new id of its own (a callback
+    // that lost its run) would make a run of one later step.
+    for (const [runId, run] of chain.runs) {
+      const steps = [runSteps[run.service.startsWith('worker') ? 'worker' : 'consumer'], ...nextSteps];
+      const logged = steps.filter((step) => run.bodies.includes(step));
+      if (run.bodies.length !== logged.length || logged.some((step, i) => step !== steps[i])) {
         crossed += 1;
-        problem(
-          `service 'stock checked' of ${chain.correlationId}: request ${record.attributes.requestId} is no run of it`,
-        );
+        problem(`run ${runId} of ${chain.correlationId} logged ${JSON.stringify(run.bodies)}`);
+      }
+    }
+    // The service's requests continue the run that called them, once a run: after its query, before its answer.
+    const calls = new Map();
+    for (const record of chain.records.filter((each) => each.service === 'service')) {
+      const caller = chain.runs.get(record.attributes.requestId);
+      calls.set(record.attributes.requestId, (calls.get(record.attributes.requestId) ?? 0) + 1);
+      if (caller === undefined || !caller.bodies.includes('stock queried')) {
+        crossed += 1;
+        problem(`service 'stock checked' of ${chain.correlationId}: ${record.attributes.requestId} is no calling run`);
+      } else if (calls.get(record.attributes.requestId) > 1) {
+        crossed += 1;
+        problem(`service 'stock checked' of ${chain.correlationId}: run ${record.attributes.requestId} called twice`);
       }
     }
   }
-  // Records that carry no chain at all: nothing here logs outside a request or a run.
-  const stray = records.filter((record) => record.attributes.correlationId === undefined).length;
 
   let orphans = 0;
   const spanIds = new Set(spans.map((span) => `${span.traceId}/${span.spanId}`));
   for (const span of spans) {
     const chain = byTrace.get(span.traceId);
-    if (chain === undefined) continue;
+    const order = spanOrder(span);
+    const named = order === undefined ? undefined : chains.get(Number(order));
+    if (chain === undefined) {
+      // An HTTP span of one of these orders outside its trace.
+      if (named !== undefined) {
+        crossed += 1;
+        problem(`${span.service} span '${span.name}' of ${named.correlationId} is in no chain's trace`);
+      }
+      continue;
+    }
     if (seen.has(`${span.traceId}/${span.spanId}`)) {
       duplicates += 1;
       continue;
     }
     seen.add(`${span.traceId}/${span.spanId}`);
     chain.spans.push(span);
+    if (order !== undefined && Number(order) !== chain.n) {
+      crossed += 1;
+      problem(`${span.service} span '${span.name}' for order ${order} sits in the trace of ${chain.correlationId}`);
+    }
     if (span.parentSpanId && !spanIds.has(`${span.traceId}/${span.parentSpanId}`)) {
       orphans += 1;
       problem(`${span.service} span '${span.name}' of ${chain.correlationId}: its parent was not received`);
@@ -169,26 +215,33 @@ export function judgeChains(answers, { records, spans }) {
   let extraRuns = 0;
   let lost = 0;
   for (const chain of chains.values()) {
-    const records = lacking(perChain.records, chain.records, (record) => record.body);
-    const spanned = lacking(perChain.spans, chain.spans, (span) => span.name);
-    const absent = [...records.absent, ...spanned.absent];
+    const recordGaps = lacking(perChain.records, chain.records, (record) => record.body);
+    const spanGaps = lacking(perChain.spans, chain.spans, (span) => span.name);
+    const runs = [...chain.runs.values()];
+    const completed = (service) =>
+      runs.some(
+        (run) => (service === 'worker') === run.service.startsWith('worker') && run.bodies.includes('service answered'),
+      );
+    const absent = [
+      ...recordGaps.absent,
+      ...spanGaps.absent,
+      ...['consumer', 'worker'].filter((service) => !completed(service)).map((service) => `a completed ${service} run`),
+    ];
     if (absent.length > 0) {
       missing += 1;
       problem(`${chain.correlationId} lacks ${absent.join(', ')}`);
     }
-    lost += records.lost + spanned.lost;
-    const runs = [...chain.runs.values()];
+    lost += recordGaps.lost + spanGaps.lost;
     extraRuns += Math.max(0, runs.filter((run) => run.service === 'consumer').length - 1);
     extraRuns += Math.max(0, runs.filter((run) => run.service !== 'consumer').length - 1);
   }
   const received = [...chains.values()].reduce((sum, chain) => sum + chain.records.length + chain.spans.length, 0);
-  const expected = chains.size * expectedPerChain;
   return {
     requests: answers.length,
     answered: chains.size,
-    expected,
+    expected: chains.size * expectedPerChain,
     received,
-    crossed: crossed + stray,
+    crossed,
     missing,
     orphans,
     extraRuns,

@@ -2,8 +2,7 @@
 // initdb in a temporary folder, each from this machine's binaries, listening on host d's address only. The
 // machine's shared services are not touched.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, chownSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startIn } from './processes.mjs';
 
@@ -35,7 +34,8 @@ export function infrastructureUnavailable() {
  * each one's port once all accept connections.
  */
 export async function startInfrastructure(namespace, address, folder) {
-  const data = mkdtempSync(join(tmpdir(), 'ambient-hosts-pg-'));
+  const data = join(folder, 'postgres');
+  mkdirSync(data);
   chownSync(
     data,
     Number(spawnSync('id', ['-u', postgresUser]).stdout),
@@ -50,7 +50,7 @@ export async function startInfrastructure(namespace, address, folder) {
   if (initdb.status !== 0) throw new Error(`initdb failed: ${initdb.stderr}`);
   appendFileSync(join(data, 'cluster', 'pg_hba.conf'), `host all all ${address}/24 trust\n`);
   mkdirSync(join(folder, 'nats'));
-  const started = await Promise.all([
+  const starting = await Promise.allSettled([
     startIn(
       namespace,
       'redis-server',
@@ -97,13 +97,12 @@ export async function startInfrastructure(namespace, address, folder) {
       { name: 'postgres', folder, user: postgresUser, ready: /ready to accept connections/ },
     ),
   ]);
-  return {
-    redis: 6379,
-    nats: 4222,
-    postgres: 5432,
-    async stop() {
-      await Promise.all(started.map((server) => server.stop()));
-      spawnSync('rm', ['-rf', data]);
-    },
-  };
+  const started = starting.filter((each) => each.status === 'fulfilled').map((each) => each.value);
+  const stop = () => Promise.all(started.map((server) => server.stop()));
+  const failed = starting.find((each) => each.status === 'rejected');
+  if (failed !== undefined) {
+    await stop();
+    throw failed.reason;
+  }
+  return { redis: 6379, nats: 4222, postgres: 5432, stop };
 }

@@ -12,7 +12,8 @@ const prefix = 'ambient-hosts-';
 
 const ip = (...args) => execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 
-function pidAlive(pid) {
+/** Does process `pid` still run? */
+export function pidAlive(pid) {
   try {
     process.kill(pid, 0);
     return true;
@@ -47,7 +48,7 @@ function removeNamespace(name) {
 export function namespacesUnavailable() {
   if (process.platform !== 'linux') return `network namespaces are Linux's (this is ${process.platform})`;
   if (process.getuid?.() !== 0) return 'making network namespaces needs root';
-  const probe = `${prefix}probe-${process.pid}`;
+  const probe = `${prefix}${process.pid}-probe`;
   const made = spawnSync('ip', ['netns', 'add', probe], { encoding: 'utf8' });
   if (made.error !== undefined || made.status !== 0) {
     return `ip netns add failed: ${made.error?.message ?? made.stderr.trim()}`;

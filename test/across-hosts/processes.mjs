@@ -1,6 +1,7 @@
 // The processes of the hosts: each started inside its host's namespace by `ip netns exec` (which execs the
-// command, so the pid is the process's own and a signal reaches it), its output kept in a file of the run's
-// folder for the failure message, and resolved once it printed the line that says it is ready.
+// command, so the pid is the process's own and a signal reaches it; under `runuser`, the pid is runuser's, which
+// passes SIGTERM on), its output kept in a file of the run's folder for the failure message, and resolved once it
+// printed the line that says it is ready.
 import { spawn } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,6 +40,7 @@ export async function startIn(namespace, command, args, { name, folder, env = {}
     });
   }
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
+  child.once('close', () => out.end());
   const tail = () => readFileSync(file, 'utf8').split('\n').slice(-15).join('\n');
   let timer;
   const outcome = await Promise.race([

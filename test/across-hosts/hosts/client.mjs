@@ -1,10 +1,11 @@
-// The client on host c: COUNT orders posted to the gateway on host a, CONCURRENCY at a time, each naming its chain
-// in x-correlation-id (`<ROUND>-<n>`). Prints `{"done":k}` every 50 answers, so the test can strike while traffic
-// flows, and at the end writes every answer to RESULTS.
+// The client on host c: COUNT orders posted to the gateway on host a, CONCURRENCY at a time, numbered from FIRST
+// (so that no two rounds share an order), each naming its chain in x-correlation-id (`<ROUND>-<n>`). Prints
+// `{"started":true}`, then `{"done":k}` every 50 answers, so the test can strike while traffic flows, and at the
+// end writes every answer to RESULTS.
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 
-const { GATEWAY, ROUND, COUNT, CONCURRENCY, SLOW, RESULTS } = process.env;
+const { GATEWAY, ROUND, FIRST, COUNT, CONCURRENCY, SLOW, RESULTS } = process.env;
 const agent = new http.Agent({ keepAlive: true, maxSockets: Number(CONCURRENCY) });
 
 function post(n) {
@@ -17,20 +18,27 @@ function post(n) {
         response.setEncoding('utf8');
         response.on('data', (chunk) => (body += chunk));
         response.on('end', () =>
-          resolve({ n, status: response.statusCode, ...(response.statusCode === 200 ? JSON.parse(body) : {}) }),
+          resolve({
+            n,
+            round: ROUND,
+            status: response.statusCode,
+            ...(response.statusCode === 200 ? JSON.parse(body) : {}),
+          }),
         );
       },
     );
     request.on('timeout', () => request.destroy(new Error('no answer in 60 s')));
-    request.on('error', (error) => resolve({ n, failure: error.message }));
+    request.on('error', (error) => resolve({ n, round: ROUND, failure: error.message }));
     request.end();
   });
 }
 
 const results = [];
-let next = 0;
+let next = Number(FIRST);
+const end = Number(FIRST) + Number(COUNT);
+console.log(JSON.stringify({ started: true }));
 async function lane() {
-  while (next < Number(COUNT)) {
+  while (next < end) {
     results.push(await post(next++));
     if (results.length % 50 === 0) console.log(JSON.stringify({ done: results.length }));
   }

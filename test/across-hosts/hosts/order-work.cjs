@@ -38,10 +38,10 @@ function orderWork(log) {
     });
 
   return {
-    /** Handles `order`: logs `received`, waits 3 s first where the order is slow, queries, calls the service. */
+    /** Handles `order`: logs `received`; a slow order waits to be killed; then queries and calls the service. */
     async work({ n, slow }, received) {
       log(received, { order: n });
-      if (slow) await sleep(3000);
+      if (slow) await sleep(120_000);
       await query(n);
       await callService(n);
       log('service answered', { order: n });

@@ -15,5 +15,6 @@ class SkewedDate extends RealDate {
     return RealDate.now() + skew;
   }
 }
-globalThis.Date = SkewedDate;
+// `Date()` called without new gives the time as a string; a class alone would throw there.
+globalThis.Date = new Proxy(SkewedDate, { apply: () => new SkewedDate().toString() });
 Object.defineProperty(performance, 'timeOrigin', { value: performance.timeOrigin + skew });

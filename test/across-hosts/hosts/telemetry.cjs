@@ -3,8 +3,8 @@
 // and pg instrumentations, and correlationLogProcessor() stamping each record with the run's ids. Required first,
 // before express, http or pg, so that the instrumentations patch them (CommonJS: require-in-the-middle).
 //
-// The batch queues are larger than the SDK's defaults (2,048): a burst of 100 concurrent requests fills those
-// faster than one exporter empties them, and a full queue drops what comes next.
+// The batch queues are larger than the SDK's default: a burst of the client's concurrent requests fills that
+// faster than one exporter empties it, and a full queue drops what comes next.
 const api = require('@opentelemetry/api');
 const { logs } = require('@opentelemetry/api-logs');
 const { NodeTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-node');
