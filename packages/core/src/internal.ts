@@ -55,7 +55,7 @@ import {
   type TraceSource,
 } from './request-context.js';
 import { asyncContextImplementation } from './root.js';
-import { currentRuntime, type Runtime } from './runtime.js';
+import { currentRuntime, fetchIsUndici, type Runtime } from './runtime.js';
 import { attachValue, captureWith, type AttachedValue } from './variable.js';
 
 /** @internal */
@@ -96,6 +96,7 @@ export {
   loadedCopies,
   asyncContextImplementation,
   currentRuntime,
+  fetchIsUndici,
   sharedState,
 };
 /** @internal */

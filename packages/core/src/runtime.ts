@@ -11,6 +11,14 @@ interface RuntimeGlobals {
   navigator?: { userAgent?: unknown };
 }
 
+/**
+ * Is the global `fetch` undici, whose diagnostics channels outgoing propagation listens on? Node's is, and says so
+ * in `process.versions`; Bun's and Deno's are their own.
+ */
+export function fetchIsUndici(): boolean {
+  return process.versions['undici'] !== undefined;
+}
+
 /** Which runtime this is, by the global each runtime has of its own; Node by default. */
 export function currentRuntime(): Runtime {
   const { Bun, Deno, navigator } = globalThis as RuntimeGlobals;

@@ -1,5 +1,5 @@
 // Which runtime this is, told by the global each runtime has of its own (Bun, Deno), or by workerd's user agent.
-import { currentRuntime } from '../src/runtime.js';
+import { currentRuntime, fetchIsUndici } from '../src/runtime.js';
 
 const globals = globalThis as Record<string, unknown>;
 
@@ -28,5 +28,19 @@ describe('currentRuntime()', () => {
     });
     expect(on('Bun', { version: 1 }, currentRuntime).name).toBe('Node');
     expect(on('Deno', {}, currentRuntime).name).toBe('Node');
+  });
+});
+
+describe('fetchIsUndici()', () => {
+  it("is true on Node, whose process.versions names undici, and false where it does not (Bun's, Deno's fetch)", () => {
+    expect(fetchIsUndici()).toBe(true);
+    const versions = Object.getOwnPropertyDescriptor(process, 'versions')!;
+    const { undici: _undici, ...withoutUndici } = process.versions;
+    Object.defineProperty(process, 'versions', { value: withoutUndici, configurable: true });
+    try {
+      expect(fetchIsUndici()).toBe(false);
+    } finally {
+      Object.defineProperty(process, 'versions', versions);
+    }
   });
 });

@@ -1,6 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
-import { asyncContextImplementation, currentRuntime, loadedCopies, sharedState } from '@ambient/core/internal';
+import {
+  asyncContextImplementation,
+  currentRuntime,
+  fetchIsUndici,
+  loadedCopies,
+  sharedState,
+} from '@ambient/core/internal';
 import type { Capabilities } from './reports.js';
 
 /** Where @ambient/drivers-context says what its active guard binds and patches (guard-drivers.ts). */
@@ -33,7 +39,7 @@ export function capabilities(): Capabilities {
 export function missingHere(): string[] {
   const missing: string[] = [];
   if (!majorCollectionsObservable()) missing.push('the retained-scope check (no major-GC performance entries)');
-  if (process.versions['undici'] === undefined) missing.push('ids on fetch calls (fetch is not undici)');
+  if (!fetchIsUndici()) missing.push('ids on fetch calls (fetch is not undici)');
   // scheduled() tells a tick a timer called by Node's Timeout resource; elsewhere it cannot, and the schedule's
   // next timer keeps the scope the schedule was created in (its runs still open from the root).
   if (currentRuntime().name !== 'Node') missing.push("scheduled()'s release of the scope a schedule was made in");

@@ -5,6 +5,7 @@ import https from 'node:https';
 import { syncBuiltinESMExports } from 'node:module';
 import { Duplex } from 'node:stream';
 import { requestContext, Variable } from '@ambient/core';
+import { fetchIsUndici } from '@ambient/core/internal';
 import { carrierKeys, contextCarrier } from '@ambient/correlation';
 import { baggageMembers } from '@ambient/correlation/internal';
 import { warnings } from './errors.js';
@@ -121,8 +122,7 @@ function installOnce(): void {
   diagnosticsChannel.subscribe('undici:request:create', onUndiciRequest);
   diagnosticsChannel.subscribe('http.client.request.created', onClientRequestCreated);
   if (!clientRequestCreatedIsPublished()) wrapClientRequestFactories();
-  // Node's fetch is undici, and says so in process.versions; Bun's and Deno's are their own.
-  if (process.versions['undici'] === undefined) warnings.fetchNotPropagated();
+  if (!fetchIsUndici()) warnings.fetchNotPropagated();
 }
 
 /**
