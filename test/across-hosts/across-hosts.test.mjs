@@ -18,7 +18,7 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { judgeChains, receivedFile, uuidv7Time } from './chains.mjs';
-import { infrastructureUnavailable, startInfrastructure } from './infrastructure.mjs';
+import { infrastructurePorts, infrastructureUnavailable, startInfrastructure } from './infrastructure.mjs';
 import { addresses, makeHosts, namespacesUnavailable, pidAlive } from './network.mjs';
 import { startIn } from './processes.mjs';
 
@@ -33,9 +33,9 @@ if (unavailable !== undefined) {
 const ports = { gateway: 8080, service: 8080, receiver: 4318 };
 const env = {
   COLLECTOR: `http://${addresses.c}:${ports.receiver}`,
-  NATS: `${addresses.d}:4222`,
-  REDIS: `${addresses.d}:6379`,
-  POSTGRES: `${addresses.d}:5432`,
+  NATS: `${addresses.d}:${infrastructurePorts.nats}`,
+  REDIS: `${addresses.d}:${infrastructurePorts.redis}`,
+  POSTGRES: `${addresses.d}:${infrastructurePorts.postgres}`,
   SERVICE_URL: `http://${addresses.c}:${ports.service}`,
   GATEWAY: `http://${addresses.a}:${ports.gateway}`,
 };
@@ -52,7 +52,8 @@ test(
     const folder = runFolder();
     const running = new Map();
     let infrastructure;
-    const received = receivedFile(join(folder, 'received.jsonl'));
+    const receivedPath = join(folder, 'received.jsonl');
+    const received = receivedFile(receivedPath);
     const all = { records: [], spans: [] };
     const collect = () => {
       for (const item of received.read()) (item.type === 'span' ? all.spans : all.records).push(item);
@@ -70,7 +71,7 @@ test(
       return started;
     }
     const startReceiver = () =>
-      start('receiver', 'c', 'receiver.mjs', { PORT: ports.receiver, RECEIVED: join(folder, 'received.jsonl') });
+      start('receiver', 'c', 'receiver.mjs', { PORT: ports.receiver, RECEIVED: receivedPath });
     const startHostB = (nodeArgs, extra) =>
       Promise.all([
         start('consumer', 'b', 'consumer.cjs', extra, nodeArgs),

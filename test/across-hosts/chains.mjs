@@ -10,7 +10,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
  * What one complete chain sends, by hop (the two workers are one hop): log records and spans, by body and name.
  * Spans beyond these (pg opening a connection) are received but not counted on.
  */
-export const perChain = {
+const perChain = {
   records: {
     gateway: { 'order received': 1, 'order queued': 1 },
     consumer: { 'message received': 1, 'stock queried': 1, 'service answered': 1 },

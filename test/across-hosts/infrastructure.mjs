@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { startIn } from './processes.mjs';
 
 const postgresUser = 'postgres';
+/** Where host d's servers listen, on its address. */
+export const infrastructurePorts = { redis: 6379, nats: 4222, postgres: 5432 };
 
 /** The folder of PostgreSQL's server binaries (the newest installed), or undefined. */
 function postgresBin() {
@@ -30,8 +32,8 @@ export function infrastructureUnavailable() {
 }
 
 /**
- * Starts the three servers in `namespace` at `address`; resolves to `{ redis, nats, postgres, stop() }` with
- * each one's port once all accept connections.
+ * Starts the three servers in `namespace` at `address` (on `infrastructurePorts`); resolves to `{ stop() }` once
+ * all accept connections, or stops those that started and throws.
  */
 export async function startInfrastructure(namespace, address, folder) {
   const data = join(folder, 'postgres');
@@ -58,7 +60,7 @@ export async function startInfrastructure(namespace, address, folder) {
         '--bind',
         address,
         '--port',
-        '6379',
+        String(infrastructurePorts.redis),
         '--save',
         '',
         '--appendonly',
@@ -70,11 +72,16 @@ export async function startInfrastructure(namespace, address, folder) {
       ],
       { name: 'redis', folder, ready: /Ready to accept connections/ },
     ),
-    startIn(namespace, 'nats-server', ['-a', address, '-p', '4222', '-js', '-sd', join(folder, 'nats')], {
-      name: 'nats',
-      folder,
-      ready: /Server is ready/,
-    }),
+    startIn(
+      namespace,
+      'nats-server',
+      ['-a', address, '-p', String(infrastructurePorts.nats), '-js', '-sd', join(folder, 'nats')],
+      {
+        name: 'nats',
+        folder,
+        ready: /Server is ready/,
+      },
+    ),
     startIn(
       namespace,
       join(bin, 'postgres'),
@@ -86,7 +93,7 @@ export async function startInfrastructure(namespace, address, folder) {
         '-h',
         address,
         '-p',
-        '5432',
+        String(infrastructurePorts.postgres),
         '-c',
         'fsync=off',
         '-c',
@@ -104,5 +111,5 @@ export async function startInfrastructure(namespace, address, folder) {
     await stop();
     throw failed.reason;
   }
-  return { redis: 6379, nats: 4222, postgres: 5432, stop };
+  return { stop };
 }

@@ -59,7 +59,6 @@ export async function startIn(namespace, command, args, { name, folder, env = {}
     pid: child.pid,
     exited,
     lines,
-    readyLine: outcome.line,
     kill: (signal) => child.kill(signal),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
